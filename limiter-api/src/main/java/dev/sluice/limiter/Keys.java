@@ -1,0 +1,66 @@
+package dev.sluice.limiter;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.Objects;
+
+/** How Sluice builds store keys, and a hash for identifiers that must not be stored as they are. */
+public final class Keys {
+    private Keys() {}
+
+    /**
+     * Checks a prefix, limiter or policy name: not empty, at most 256 characters, no control characters.
+     *
+     * @throws IllegalArgumentException naming the parameter and what was wrong
+     */
+    public static String checkName(String what, String name) {
+        Objects.requireNonNull(name, what);
+        if (name.isEmpty() || name.length() > 256) {
+            throw new IllegalArgumentException(what + " must be 1 to 256 characters, was " + name.length()
+                    + " characters");
+        }
+        for (int i = 0; i < name.length(); i++) {
+            if (Character.isISOControl(name.charAt(i))) {
+                throw new IllegalArgumentException(what + " must not contain control characters, found U+"
+                        + String.format("%04X", (int) name.charAt(i)) + " at index " + i);
+            }
+        }
+        return name;
+    }
+
+    /**
+     * Escapes a partition id so it stays one key segment: {@code %} and {@code /} become {@code %25} and
+     * {@code %2F}, so {@code policy/a} with partition {@code b} never equals another policy's key.
+     */
+    public static String escapePartition(String partition) {
+        Objects.requireNonNull(partition, "partition");
+        if (partition.indexOf('%') < 0 && partition.indexOf('/') < 0) {
+            return partition;
+        }
+        StringBuilder sb = new StringBuilder(partition.length() + 8);
+        for (int i = 0; i < partition.length(); i++) {
+            char c = partition.charAt(i);
+            if (c == '%') {
+                sb.append("%25");
+            } else if (c == '/') {
+                sb.append("%2F");
+            } else {
+                sb.append(c);
+            }
+        }
+        return sb.toString();
+    }
+
+    /** The lowercase hex SHA-256 of the UTF-8 bytes: for API keys, IP addresses and other untrusted ids. */
+    public static String sha256(String identifier) {
+        Objects.requireNonNull(identifier, "identifier");
+        try {
+            MessageDigest digest = MessageDigest.getInstance("SHA-256");
+            return HexFormat.of().formatHex(digest.digest(identifier.getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is required of every Java platform", e);
+        }
+    }
+}

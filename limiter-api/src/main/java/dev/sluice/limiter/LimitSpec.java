@@ -1,0 +1,193 @@
+package dev.sluice.limiter;
+
+import static dev.sluice.limiter.Checks.checkRange;
+import static dev.sluice.limiter.Checks.toMillis;
+
+import java.time.Duration;
+
+/**
+ * What a limiter enforces: an algorithm and its parameters. Every spec is an immutable, validated
+ * record; invalid values fail at construction with an {@link IllegalArgumentException} that names the
+ * field, the value and the allowed range. Durations are whole milliseconds.
+ *
+ * <p>Which to choose:
+ * <ul>
+ *   <li>{@link FixedWindow}: cheapest state; allows bursts of up to twice the limit across a boundary.
+ *   <li>{@link SlidingWindow}: a window split into segments; smooths the boundary burst.
+ *   <li>{@link SlidingLog}: exact; state grows with the limit.
+ *   <li>{@link SlidingCounter}: two counters, weighted estimate; cheap and smooth, approximate.
+ *   <li>{@link TokenBucket}: a steady rate with a bounded burst.
+ *   <li>{@link Gcra}: a steady rate with a burst, one long of state, exact retry-after.
+ *   <li>{@link Concurrency}: how many may be in flight at once, with leases that expire.
+ * </ul>
+ */
+public sealed interface LimitSpec {
+
+    /** Largest permit limit any spec accepts; keeps all arithmetic on the state free of overflow. */
+    long MAX_LIMIT = 1_000_000_000L;
+
+    /** Longest window or period any spec accepts: 366 days. */
+    Duration MAX_DURATION = Duration.ofDays(366);
+
+    /** Largest permit limit for the sliding log, whose state holds one timestamp per permit. */
+    long MAX_LOG_LIMIT = 100_000L;
+
+    /** Bound on products of limits and durations, so that arithmetic on the state cannot overflow. */
+    long MAX_PRODUCT = 1L << 61;
+
+    /** Default lease duration of a {@link Concurrency} limiter. */
+    Duration DEFAULT_LEASE_DURATION = Duration.ofSeconds(30);
+
+    /** The most permits one request may ask for. */
+    long limit();
+
+    /** The algorithm's stable, short name, e.g. {@code "token-bucket"}. */
+    String algorithm();
+
+    /** Fixed windows aligned to the epoch, each admitting up to {@code permitLimit}. */
+    static FixedWindow fixedWindow(long permitLimit, Duration window) {
+        return new FixedWindow(permitLimit, toMillis("window", window, 1, MAX_DURATION.toMillis()));
+    }
+
+    /** A window of {@code segmentsPerWindow} segments; permits return when their segment leaves the window. */
+    static SlidingWindow slidingWindow(long permitLimit, Duration window, int segmentsPerWindow) {
+        return new SlidingWindow(permitLimit, toMillis("window", window, 1, MAX_DURATION.toMillis()),
+                segmentsPerWindow);
+    }
+
+    /** Exact: at most {@code permitLimit} admissions in any interval one window long. */
+    static SlidingLog slidingLog(long permitLimit, Duration window) {
+        return new SlidingLog(permitLimit, toMillis("window", window, 1, MAX_DURATION.toMillis()));
+    }
+
+    /** The previous window's count weighted by its overlap, plus the current window's count. */
+    static SlidingCounter slidingCounter(long permitLimit, Duration window) {
+        return new SlidingCounter(permitLimit, toMillis("window", window, 1, MAX_DURATION.toMillis()));
+    }
+
+    /** Starts full at {@code tokenLimit}; adds {@code tokensPerPeriod} every {@code replenishmentPeriod}. */
+    static TokenBucket tokenBucket(long tokenLimit, long tokensPerPeriod, Duration replenishmentPeriod) {
+        return new TokenBucket(tokenLimit, tokensPerPeriod,
+                toMillis("replenishmentPeriod", replenishmentPeriod, 1, MAX_DURATION.toMillis()));
+    }
+
+    /** Generic cell rate: {@code permitsPerPeriod} per {@code period}, up to {@code burst} at once. */
+    static Gcra gcra(long permitsPerPeriod, Duration period, long burst) {
+        return new Gcra(permitsPerPeriod, toMillis("period", period, 1, MAX_DURATION.toMillis()), burst);
+    }
+
+    /** At most {@code permitLimit} permits held at once; each lease expires after {@code leaseDuration}. */
+    static Concurrency concurrency(long permitLimit, Duration leaseDuration) {
+        return new Concurrency(permitLimit,
+                toMillis("leaseDuration", leaseDuration, Concurrency.MIN_LEASE_MILLIS, MAX_DURATION.toMillis()));
+    }
+
+    /** A concurrency limiter with the default lease duration of 30 seconds. */
+    static Concurrency concurrency(long permitLimit) {
+        return concurrency(permitLimit, DEFAULT_LEASE_DURATION);
+    }
+
+    /** Fixed windows aligned to the epoch. */
+    record FixedWindow(long permitLimit, long windowMillis) implements LimitSpec {
+        public FixedWindow {
+            checkRange("permitLimit", permitLimit, 1, MAX_LIMIT);
+            checkRange("windowMillis", windowMillis, 1, MAX_DURATION.toMillis());
+        }
+
+        @Override public long limit() { return permitLimit; }
+        @Override public String algorithm() { return "fixed-window"; }
+        public Duration window() { return Duration.ofMillis(windowMillis); }
+    }
+
+    /** A window split into equal segments aligned to the epoch. */
+    record SlidingWindow(long permitLimit, long windowMillis, int segmentsPerWindow) implements LimitSpec {
+        public static final int MAX_SEGMENTS = 1_000;
+
+        public SlidingWindow {
+            checkRange("permitLimit", permitLimit, 1, MAX_LIMIT);
+            checkRange("windowMillis", windowMillis, 1, MAX_DURATION.toMillis());
+            checkRange("segmentsPerWindow", segmentsPerWindow, 1, MAX_SEGMENTS);
+            if (windowMillis % segmentsPerWindow != 0) {
+                throw new IllegalArgumentException("window must be a whole number of milliseconds per segment: "
+                        + windowMillis + " ms is not divisible by segmentsPerWindow " + segmentsPerWindow);
+            }
+        }
+
+        @Override public long limit() { return permitLimit; }
+        @Override public String algorithm() { return "sliding-window"; }
+        public Duration window() { return Duration.ofMillis(windowMillis); }
+        public long segmentMillis() { return windowMillis / segmentsPerWindow; }
+    }
+
+    /** One timestamp per admitted permit. */
+    record SlidingLog(long permitLimit, long windowMillis) implements LimitSpec {
+        public SlidingLog {
+            checkRange("permitLimit", permitLimit, 1, MAX_LOG_LIMIT);
+            checkRange("windowMillis", windowMillis, 1, MAX_DURATION.toMillis());
+        }
+
+        @Override public long limit() { return permitLimit; }
+        @Override public String algorithm() { return "sliding-log"; }
+        public Duration window() { return Duration.ofMillis(windowMillis); }
+    }
+
+    /** Two epoch-aligned window counters with an overlap-weighted estimate. */
+    record SlidingCounter(long permitLimit, long windowMillis) implements LimitSpec {
+        public SlidingCounter {
+            checkRange("permitLimit", permitLimit, 1, MAX_LIMIT);
+            checkRange("windowMillis", windowMillis, 1, MAX_DURATION.toMillis());
+            Checks.checkProduct("permitLimit", permitLimit, "windowMillis", windowMillis, MAX_PRODUCT);
+        }
+
+        @Override public long limit() { return permitLimit; }
+        @Override public String algorithm() { return "sliding-counter"; }
+        public Duration window() { return Duration.ofMillis(windowMillis); }
+    }
+
+    /** A bucket of {@code tokenLimit} tokens refilled in whole periods. */
+    record TokenBucket(long tokenLimit, long tokensPerPeriod, long replenishmentPeriodMillis) implements LimitSpec {
+        public TokenBucket {
+            checkRange("tokenLimit", tokenLimit, 1, MAX_LIMIT);
+            checkRange("tokensPerPeriod", tokensPerPeriod, 1, MAX_LIMIT);
+            checkRange("replenishmentPeriodMillis", replenishmentPeriodMillis, 1, MAX_DURATION.toMillis());
+            long periodsToFill = (tokenLimit + tokensPerPeriod - 1) / tokensPerPeriod;
+            Checks.checkProduct("periods to fill the bucket", periodsToFill, "replenishmentPeriodMillis",
+                    replenishmentPeriodMillis, MAX_PRODUCT);
+        }
+
+        @Override public long limit() { return tokenLimit; }
+        @Override public String algorithm() { return "token-bucket"; }
+        public Duration replenishmentPeriod() { return Duration.ofMillis(replenishmentPeriodMillis); }
+    }
+
+    /** Generic cell rate algorithm: emission interval {@code period / permitsPerPeriod}, tolerance {@code burst}. */
+    record Gcra(long permitsPerPeriod, long periodMillis, long burst) implements LimitSpec {
+        public Gcra {
+            checkRange("permitsPerPeriod", permitsPerPeriod, 1, MAX_LIMIT);
+            checkRange("periodMillis", periodMillis, 1, MAX_DURATION.toMillis());
+            checkRange("burst", burst, 1, MAX_LIMIT);
+            Checks.checkProduct("burst", burst, "periodMillis", periodMillis, MAX_PRODUCT);
+        }
+
+        @Override public long limit() { return burst; }
+        @Override public String algorithm() { return "gcra"; }
+        public Duration period() { return Duration.ofMillis(periodMillis); }
+    }
+
+    /** Leases that hold permits until released or expired. */
+    record Concurrency(long permitLimit, long leaseDurationMillis) implements LimitSpec {
+        /** Shortest lease: renewal must be able to run well before expiry. */
+        public static final long MIN_LEASE_MILLIS = 30;
+        /** Largest limit: the state holds one entry per live lease. */
+        public static final long MAX_CONCURRENCY_LIMIT = 100_000L;
+
+        public Concurrency {
+            checkRange("permitLimit", permitLimit, 1, MAX_CONCURRENCY_LIMIT);
+            checkRange("leaseDurationMillis", leaseDurationMillis, MIN_LEASE_MILLIS, MAX_DURATION.toMillis());
+        }
+
+        @Override public long limit() { return permitLimit; }
+        @Override public String algorithm() { return "concurrency"; }
+        public Duration leaseDuration() { return Duration.ofMillis(leaseDurationMillis); }
+    }
+}

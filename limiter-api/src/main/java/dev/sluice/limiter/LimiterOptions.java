@@ -1,0 +1,171 @@
+package dev.sluice.limiter;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * How a limiter behaves around its store: local queueing, failure handling, retries, lease renewal and
+ * listeners. Immutable; build with {@link #builder()} or start from {@link #defaults()} with
+ * {@link #toBuilder()}.
+ */
+public final class LimiterOptions {
+    private static final LimiterOptions DEFAULTS = builder().build();
+
+    private final long queueLimit;
+    private final QueueOrder queueOrder;
+    private final FailureMode failureMode;
+    private final int maxRetries;
+    private final Duration decisionTimeout;
+    private final Duration renewInterval;
+    private final Duration pollInterval;
+    private final Durability durability;
+    private final List<DecisionListener> listeners;
+
+    private LimiterOptions(Builder b) {
+        this.queueLimit = b.queueLimit;
+        this.queueOrder = b.queueOrder;
+        this.failureMode = b.failureMode;
+        this.maxRetries = b.maxRetries;
+        this.decisionTimeout = b.decisionTimeout;
+        this.renewInterval = b.renewInterval;
+        this.pollInterval = b.pollInterval;
+        this.durability = b.durability;
+        this.listeners = List.copyOf(b.listeners);
+    }
+
+    /** No queue, {@link FailureMode#THROW}, 2 retries, a 1 s decision timeout, replicated state. */
+    public static LimiterOptions defaults() {
+        return DEFAULTS;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** A builder holding these options. */
+    public Builder toBuilder() {
+        Builder b = new Builder();
+        b.queueLimit = queueLimit;
+        b.queueOrder = queueOrder;
+        b.failureMode = failureMode;
+        b.maxRetries = maxRetries;
+        b.decisionTimeout = decisionTimeout;
+        b.renewInterval = renewInterval;
+        b.pollInterval = pollInterval;
+        b.durability = durability;
+        b.listeners.addAll(listeners);
+        return b;
+    }
+
+    /** Permits (not requests) that may wait in the local queue; 0 refuses at once. */
+    public long queueLimit() { return queueLimit; }
+
+    public QueueOrder queueOrder() { return queueOrder; }
+
+    public FailureMode failureMode() { return failureMode; }
+
+    /** Retries of a retryable store failure, all within {@link #decisionTimeout()}. */
+    public int maxRetries() { return maxRetries; }
+
+    /** The longest a caller waits for one decision from the store, retries included. */
+    public Duration decisionTimeout() { return decisionTimeout; }
+
+    /**
+     * How often a granted concurrency lease is renewed, or {@code null} for a third of the lease
+     * duration.
+     */
+    public Duration renewInterval() { return renewInterval; }
+
+    /** How often a queued concurrency acquisition polls the store, since a release elsewhere is not announced. */
+    public Duration pollInterval() { return pollInterval; }
+
+    public Durability durability() { return durability; }
+
+    public List<DecisionListener> listeners() { return listeners; }
+
+    @Override
+    public String toString() {
+        return "LimiterOptions[queueLimit=" + queueLimit + ", queueOrder=" + queueOrder + ", failureMode="
+                + failureMode + ", maxRetries=" + maxRetries + ", decisionTimeout=" + decisionTimeout
+                + ", renewInterval=" + renewInterval + ", pollInterval=" + pollInterval + ", durability=" + durability
+                + ", listeners=" + listeners.size() + "]";
+    }
+
+    /** Builds {@link LimiterOptions}. Each setter validates its argument at once. */
+    public static final class Builder {
+        private long queueLimit = 0;
+        private QueueOrder queueOrder = QueueOrder.OLDEST_FIRST;
+        private FailureMode failureMode = FailureMode.THROW;
+        private int maxRetries = 2;
+        private Duration decisionTimeout = Duration.ofSeconds(1);
+        private Duration renewInterval;
+        private Duration pollInterval = Duration.ofMillis(100);
+        private Durability durability = Durability.REPLICATED;
+        private final List<DecisionListener> listeners = new ArrayList<>();
+
+        private Builder() {}
+
+        /** Permits that may wait in the local queue; default 0 (refuse at once). */
+        public Builder queueLimit(long permits) {
+            this.queueLimit = Checks.checkRange("queueLimit", permits, 0, Long.MAX_VALUE / 2);
+            return this;
+        }
+
+        /** Default {@link QueueOrder#OLDEST_FIRST}. */
+        public Builder queueOrder(QueueOrder order) {
+            this.queueOrder = Objects.requireNonNull(order, "queueOrder");
+            return this;
+        }
+
+        /** Default {@link FailureMode#THROW}. */
+        public Builder failureMode(FailureMode mode) {
+            this.failureMode = Objects.requireNonNull(mode, "failureMode");
+            return this;
+        }
+
+        /** Default 2; between 0 and 10. */
+        public Builder maxRetries(int retries) {
+            this.maxRetries = (int) Checks.checkRange("maxRetries", retries, 0, 10);
+            return this;
+        }
+
+        /** Default 1 s; between 1 ms and 5 minutes. */
+        public Builder decisionTimeout(Duration timeout) {
+            Checks.toMillis("decisionTimeout", timeout, 1, Duration.ofMinutes(5).toMillis());
+            this.decisionTimeout = timeout;
+            return this;
+        }
+
+        /** Default: a third of the lease duration; at least 10 ms. Must be shorter than the lease duration. */
+        public Builder renewInterval(Duration interval) {
+            Checks.toMillis("renewInterval", interval, 10, LimitSpec.MAX_DURATION.toMillis());
+            this.renewInterval = interval;
+            return this;
+        }
+
+        /** Default 100 ms; between 1 ms and 1 minute. */
+        public Builder pollInterval(Duration interval) {
+            Checks.toMillis("pollInterval", interval, 1, Duration.ofMinutes(1).toMillis());
+            this.pollInterval = interval;
+            return this;
+        }
+
+        /** Default {@link Durability#REPLICATED}. */
+        public Builder durability(Durability durability) {
+            this.durability = Objects.requireNonNull(durability, "durability");
+            return this;
+        }
+
+        /** Adds a listener for every decision; none by default. */
+        public Builder listener(DecisionListener listener) {
+            this.listeners.add(Objects.requireNonNull(listener, "listener"));
+            return this;
+        }
+
+        public LimiterOptions build() {
+            return new LimiterOptions(this);
+        }
+    }
+}

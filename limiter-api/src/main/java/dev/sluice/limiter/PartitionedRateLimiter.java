@@ -1,0 +1,38 @@
+package dev.sluice.limiter;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * One limit applied separately to each partition (a client id, an IP address, a tenant), each with its
+ * own key {@code <prefix>/<policy>/<partition>}. Partition strings are escaped so that no partition can
+ * forge another's key; hash untrusted identifiers with {@link Keys#sha256(String)} first if they must
+ * not be stored. Methods behave as on {@link RateLimiter}.
+ *
+ * @param <P> the partition type
+ */
+public interface PartitionedRateLimiter<P> extends AutoCloseable {
+
+    /** The policy name. */
+    String name();
+
+    LimitSpec spec();
+
+    LimiterOptions options();
+
+    /** The store key of a partition. */
+    String keyOf(P partition);
+
+    Lease tryAcquire(P partition, long permits);
+
+    CompletableFuture<Lease> acquireAsync(P partition, long permits);
+
+    Lease acquire(P partition, long permits, Duration maxWait) throws InterruptedException;
+
+    /** Counts over all partitions in this process. */
+    LimiterStatistics statistics();
+
+    /** Refuses queued waiters of every partition and stops background work. */
+    @Override
+    void close();
+}

@@ -1,0 +1,115 @@
+package dev.sluice.limiter.spi;
+
+import dev.sluice.limiter.LimiterOptions;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Obtains one verdict from the store within a deadline, retrying retryable failures with randomized,
+ * bounded backoff. It knows nothing of failure modes: a verdict, or the last failure, is the result.
+ * Usage errors (an {@link IllegalArgumentException} or {@link IllegalStateException} from the step) are
+ * never retried.
+ */
+final class Decider {
+    private static final long BASE_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
+    private static final long MAX_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
+
+    final DecisionStore store;
+    final ScheduledExecutorService scheduler;
+
+    Decider(DecisionStore store, ScheduledExecutorService scheduler) {
+        this.store = store;
+        this.scheduler = scheduler;
+    }
+
+    static boolean isUsageError(Throwable t) {
+        return t instanceof IllegalArgumentException || t instanceof IllegalStateException;
+    }
+
+    /** Blocks for a verdict; throws the last failure (a {@link TimeoutException} when time ran out). */
+    Verdict decide(StepRequest request, LimiterOptions options) throws Throwable {
+        long deadline = System.nanoTime() + options.decisionTimeout().toNanos();
+        for (int attempt = 0; ; attempt++) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                throw new TimeoutException("no verdict within " + options.decisionTimeout());
+            }
+            Throwable failure;
+            try {
+                return store.execute(request, left);
+            } catch (ExecutionException e) {
+                failure = e.getCause() == null ? e : e.getCause();
+            } catch (TimeoutException | InterruptedException e) {
+                throw e;
+            } catch (RuntimeException e) {
+                failure = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+            }
+            if (isUsageError(failure) || attempt >= options.maxRetries() || !store.isRetryable(failure)) {
+                throw failure;
+            }
+            long pause = backoff(attempt, deadline);
+            if (pause < 0) {
+                throw failure;
+            }
+            TimeUnit.NANOSECONDS.sleep(pause);
+        }
+    }
+
+    /** Never blocks; the future completes with a verdict or the last failure, by the deadline at the latest. */
+    CompletableFuture<Verdict> decideAsync(StepRequest request, LimiterOptions options) {
+        CompletableFuture<Verdict> result = new CompletableFuture<>();
+        long deadline = System.nanoTime() + options.decisionTimeout().toNanos();
+        ScheduledFuture<?> timeout = scheduler.schedule(
+                () -> result.completeExceptionally(new TimeoutException("no verdict within " + options.decisionTimeout())),
+                options.decisionTimeout().toNanos(), TimeUnit.NANOSECONDS);
+        result.whenComplete((v, t) -> timeout.cancel(false));
+        attempt(request, options, result, deadline, 0);
+        return result;
+    }
+
+    private void attempt(StepRequest request, LimiterOptions options, CompletableFuture<Verdict> result,
+            long deadline, int attempt) {
+        if (result.isDone()) {
+            return;
+        }
+        CompletableFuture<Verdict> step;
+        try {
+            step = store.submit(request);
+        } catch (RuntimeException e) {
+            step = CompletableFuture.failedFuture(e);
+        }
+        step.whenComplete((verdict, error) -> {
+            if (error == null) {
+                result.complete(verdict);
+                return;
+            }
+            Throwable failure = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+            long pause = backoff(attempt, deadline);
+            if (isUsageError(failure) || attempt >= options.maxRetries() || !store.isRetryable(failure) || pause < 0) {
+                result.completeExceptionally(failure);
+                return;
+            }
+            try {
+                scheduler.schedule(() -> attempt(request, options, result, deadline, attempt + 1), pause,
+                        TimeUnit.NANOSECONDS);
+            } catch (RuntimeException rejected) { // the runtime is shutting down
+                result.completeExceptionally(failure);
+            }
+        });
+    }
+
+    /** A randomized pause before retry {@code attempt + 1}, or -1 if none fits before the deadline. */
+    private static long backoff(int attempt, long deadline) {
+        long ceiling = Math.min(MAX_BACKOFF_NANOS, BASE_BACKOFF_NANOS << Math.min(attempt, 10));
+        long pause = ceiling / 2 + ThreadLocalRandom.current().nextLong(ceiling / 2 + 1);
+        long left = deadline - System.nanoTime();
+        // Leave the retry some time of its own; a retry with no time to run is no retry.
+        return pause + BASE_BACKOFF_NANOS < left ? pause : -1;
+    }
+}

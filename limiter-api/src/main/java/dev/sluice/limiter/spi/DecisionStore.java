@@ -1,0 +1,50 @@
+package dev.sluice.limiter.spi;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * What a backend implements: run one {@link StepRequest} atomically where the key's state lives, with
+ * the clock of the node that runs it, and store the resulting state as {@link Verdict} describes. The
+ * shared runtime ({@link RateLimiterRuntime}) adds everything else: deadlines, retries, failure modes,
+ * queueing, lease renewal, statistics and listeners.
+ *
+ * <p>Implementations are thread-safe. The verdicts they return carry no state
+ * ({@link Verdict#withoutState()}).
+ */
+public interface DecisionStore extends AutoCloseable {
+
+    /**
+     * Starts one step. Must not block the caller for long; the future may complete on any thread and
+     * dependent stages attached by the runtime are cheap.
+     */
+    CompletableFuture<Verdict> submit(StepRequest request);
+
+    /**
+     * Runs one step and waits at most {@code timeoutNanos} for it. The default waits on
+     * {@link #submit}; a store that decides in the calling thread may override it.
+     *
+     * @throws TimeoutException if no verdict arrived in time (the step may still run)
+     * @throws ExecutionException wrapping the store's failure
+     * @throws InterruptedException if interrupted while waiting
+     */
+    default Verdict execute(StepRequest request, long timeoutNanos)
+            throws TimeoutException, ExecutionException, InterruptedException {
+        return submit(request).get(timeoutNanos, TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * True if a failure is transient (a lost connection, a migrating partition) and the step may be
+     * retried within the deadline. Retrying a step that did run charges its permits twice, so the runtime
+     * retries only what the backend says is safe enough.
+     */
+    default boolean isRetryable(Throwable failure) {
+        return false;
+    }
+
+    /** Releases what the store itself owns (never the user's cluster or cache). */
+    @Override
+    default void close() {}
+}
