@@ -1,0 +1,26 @@
+package dev.sluice.it.contract;
+
+import dev.sluice.limiter.LimitSpec;
+import java.time.Duration;
+import java.util.List;
+
+/** One spec per algorithm with a given limit, windows long enough that the fake clock decides. */
+public final class Specs {
+    private Specs() {}
+
+    public static List<LimitSpec> withLimit(long limit) {
+        return List.of(
+                LimitSpec.fixedWindow(limit, Duration.ofMinutes(1)),
+                LimitSpec.slidingWindow(limit, Duration.ofMinutes(1), 6),
+                LimitSpec.slidingLog(limit, Duration.ofMinutes(1)),
+                LimitSpec.slidingCounter(limit, Duration.ofMinutes(1)),
+                LimitSpec.tokenBucket(limit, 1, Duration.ofMinutes(1)),
+                LimitSpec.gcra(1, Duration.ofMinutes(1), limit),
+                LimitSpec.concurrency(limit, Duration.ofMinutes(1)));
+    }
+
+    /** Specs whose refusals carry a retry-after (all but concurrency). */
+    public static List<LimitSpec> timedWithLimit(long limit) {
+        return withLimit(limit).stream().filter(s -> !(s instanceof LimitSpec.Concurrency)).toList();
+    }
+}
