@@ -105,13 +105,20 @@ final class DefaultRateLimiter implements RateLimiter {
             throw (CancellationException) new CancellationException("interrupted while deciding for '" + name + "'")
                     .initCause(e);
         } catch (Throwable failure) {
-            return unavailable(failure, start);
+            return record(unavailable(failure, start), start);
         }
-        return toLease(verdict, permits, start);
+        return record(toLease(verdict, permits), start);
     }
 
-    private Lease toLease(Verdict v, long permits, long start) {
-        stats.record(v.granted() ? DecisionResult.GRANTED : DecisionResult.REFUSED, v.remaining(), start);
+    /** Counts a lease handed to a caller. */
+    private Lease record(Lease lease, long start) {
+        DecisionResult result = lease.isDegraded() ? DecisionResult.DEGRADED
+                : lease.isAcquired() ? DecisionResult.GRANTED : DecisionResult.REFUSED;
+        stats.record(result, lease.isDegraded() ? -1 : lease.remaining(), start);
+        return lease;
+    }
+
+    private Lease toLease(Verdict v, long permits) {
         if (concurrency && v.granted() && permits > 0) {
             ConcurrencyLease lease = new ConcurrencyLease(v);
             liveLeases.add(lease);
@@ -133,7 +140,6 @@ final class DefaultRateLimiter implements RateLimiter {
                     : "the store failed: " + failure;
             throw new DecisionUnavailableException(name, why, failure);
         }
-        stats.record(DecisionResult.DEGRADED, -1, start);
         boolean allow = mode == FailureMode.ALLOW;
         return new Leases.Plain(allow, 0, spec.limit(), Verdict.NO_RETRY, 0, true);
     }
@@ -151,7 +157,7 @@ final class DefaultRateLimiter implements RateLimiter {
         CompletableFuture<Lease> out = new CompletableFuture<>();
         decider.decideAsync(request(Op.ACQUIRE, permits, 0), options).whenComplete((v, failure) -> {
             try {
-                out.complete(failure == null ? toLease(v, permits, start) : unavailable(failure, start));
+                out.complete(failure == null ? toLease(v, permits) : unavailable(failure, start));
             } catch (RuntimeException e) {
                 out.completeExceptionally(e);
             }
@@ -163,6 +169,7 @@ final class DefaultRateLimiter implements RateLimiter {
 
     private static final class Waiter {
         final long permits;
+        final long start = System.nanoTime();
         final CompletableFuture<Lease> future = new CompletableFuture<>();
 
         Waiter(long permits) {
@@ -202,9 +209,11 @@ final class DefaultRateLimiter implements RateLimiter {
         return new Leases.Plain(false, 0, spec.limit(), Verdict.NO_RETRY, 0, false);
     }
 
-    /** Completes a waiter; a lease nobody waits for any more is closed (released, for concurrency). */
-    private static void deliver(Waiter waiter, Lease lease) {
-        if (!waiter.future.complete(lease)) {
+    /** Completes and counts a waiter; a lease nobody waits for any more is closed (released, for concurrency). */
+    private void deliver(Waiter waiter, Lease lease) {
+        if (waiter.future.complete(lease)) {
+            record(lease, waiter.start);
+        } else {
             lease.close();
         }
     }
@@ -240,11 +249,7 @@ final class DefaultRateLimiter implements RateLimiter {
             refuseFromQueue(w);
         }
         if (!accepted) {
-            Lease lease = refusal != null ? refusal : closedRefusal();
-            if (refusal == null) {
-                stats.record(DecisionResult.REFUSED, -1, System.nanoTime());
-            }
-            deliver(waiter, lease);
+            deliver(waiter, refusal != null ? refusal : closedRefusal());
             return;
         }
         waiter.future.whenComplete((l, t) -> {
@@ -255,7 +260,6 @@ final class DefaultRateLimiter implements RateLimiter {
     }
 
     private void refuseFromQueue(Waiter w) {
-        stats.record(DecisionResult.REFUSED, -1, System.nanoTime());
         deliver(w, closedRefusal());
     }
 
@@ -304,6 +308,7 @@ final class DefaultRateLimiter implements RateLimiter {
     private void pump() {
         Waiter head;
         synchronized (lock) {
+            pumpTask = null; // this run is the scheduled task; a reschedule from within must not see it as pending
             if (pumping || closed) {
                 return;
             }
@@ -365,8 +370,7 @@ final class DefaultRateLimiter implements RateLimiter {
             return future.get(maxWait.toNanos(), TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
             if (future.cancel(false)) {
-                stats.record(DecisionResult.REFUSED, -1, System.nanoTime());
-                return closedRefusal();
+                return record(closedRefusal(), System.nanoTime() - maxWait.toNanos());
             }
             return future.join();
         } catch (InterruptedException e) {
