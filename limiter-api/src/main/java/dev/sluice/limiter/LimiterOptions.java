@@ -78,7 +78,12 @@ public final class LimiterOptions {
      */
     public Duration renewInterval() { return renewInterval; }
 
-    /** How often a queued concurrency acquisition polls the store, since a release elsewhere is not announced. */
+    /**
+     * The longest a queued acquisition goes without asking the store again. A queued request retries at
+     * its refusal's retry-after or after this interval, whichever is sooner; concurrency limiters, whose
+     * refusals carry no retry-after, poll at this interval (and at once when a lease of this process is
+     * released).
+     */
     public Duration pollInterval() { return pollInterval; }
 
     public Durability durability() { return durability; }
@@ -101,7 +106,7 @@ public final class LimiterOptions {
         private int maxRetries = 2;
         private Duration decisionTimeout = Duration.ofSeconds(1);
         private Duration renewInterval;
-        private Duration pollInterval = Duration.ofMillis(100);
+        private Duration pollInterval = Duration.ofMillis(500);
         private Durability durability = Durability.REPLICATED;
         private final List<DecisionListener> listeners = new ArrayList<>();
 
@@ -145,7 +150,7 @@ public final class LimiterOptions {
             return this;
         }
 
-        /** Default 100 ms; between 1 ms and 1 minute. */
+        /** Default 500 ms; between 1 ms and 1 minute. */
         public Builder pollInterval(Duration interval) {
             Checks.toMillis("pollInterval", interval, 1, Duration.ofMinutes(1).toMillis());
             this.pollInterval = interval;

@@ -13,7 +13,8 @@ import dev.sluice.limiter.LimitSpec;
  * <p>A lease's token is its id and a fencing token: tokens increase per key. Since idle state expires
  * and takes the counter with it, a new token is at least {@code now << 20}: the counter can only outrun
  * that floor by issuing over a million leases per millisecond, and an expired state has been idle for at
- * least the lease duration (30 ms or more), so tokens keep increasing across expiry.
+ * least the lease duration (30 ms or more), so tokens keep increasing across expiry. Releasing the last
+ * lease keeps the (then empty) state for one more lease duration for the same reason.
  */
 final class ConcurrencyStep {
     static final int TOKEN_TIME_SHIFT = 20;
@@ -59,7 +60,7 @@ final class ConcurrencyStep {
                 updated[slot] = token;
                 updated[slot + 1] = permits;
                 updated[slot + 2] = expiry;
-                return finish(updated, now, true, limit - held - permits, limit, token);
+                return finish(updated, now, true, limit - held - permits, limit, token, 0);
             }
             case RENEW: {
                 if (found < 0) {
@@ -72,7 +73,7 @@ final class ConcurrencyStep {
                         updated[i + 2] = now + spec.leaseDurationMillis();
                     }
                 }
-                return finish(updated, now, true, limit - held, limit, leaseId);
+                return finish(updated, now, true, limit - held, limit, leaseId, 0);
             }
             default: { // RELEASE
                 if (found < 0) {
@@ -80,11 +81,11 @@ final class ConcurrencyStep {
                             resetAfter, state);
                 }
                 long released = state[found + 1];
-                if (liveLeases == 1) {
-                    return new Verdict(true, limit, limit, Verdict.NO_RETRY, 0, leaseId, 0, null);
-                }
                 long[] updated = copyLive(state, now, liveLeases, -1, leaseId, lastToken);
-                return finish(updated, now, true, limit - held + released, limit, leaseId);
+                // Even with no lease left, the state keeps the last token for a lease duration, so the
+                // next token still exceeds it while the clock has not moved on (see the class comment).
+                return finish(updated, now, true, limit - held + released, limit, leaseId,
+                        spec.leaseDurationMillis());
             }
         }
     }
@@ -106,14 +107,16 @@ final class ConcurrencyStep {
         return updated;
     }
 
-    private static Verdict finish(long[] updated, long now, boolean granted, long remaining, long limit, long token) {
+    private static Verdict finish(long[] updated, long now, boolean granted, long remaining, long limit, long token,
+            long minTtl) {
         long latest = now;
         for (int i = LEASES; i < updated.length; i += TRIPLE) {
             latest = Math.max(latest, updated[i + 2]);
         }
+        long resetAfter = latest - now;
+        long ttl = Math.max(resetAfter, minTtl);
         updated[1] = now;
-        updated[2] = latest;
-        long ttl = latest - now;
-        return new Verdict(granted, remaining, limit, Verdict.NO_RETRY, ttl, token, ttl, updated);
+        updated[2] = now + ttl;
+        return new Verdict(granted, remaining, limit, Verdict.NO_RETRY, resetAfter, token, ttl, updated);
     }
 }

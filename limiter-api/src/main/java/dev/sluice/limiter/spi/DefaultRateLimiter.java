@@ -30,9 +30,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <p>The queue holds waiters that were refused; one "pump" at a time asks the store on behalf of the
  * waiter at the head ({@link QueueOrder#OLDEST_FIRST}: the oldest; {@link QueueOrder#NEWEST_FIRST}: the
- * newest), at the time the last refusal said it could succeed (for concurrency, every poll interval or
- * as soon as a lease of this process is released). Nothing is ever timed on a fake clock: the queue
- * waits in real time for what the store's clock said.
+ * newest), at the refusal's retry-after or after the poll interval, whichever is sooner, and at once
+ * when a concurrency lease of this process is released. The queue waits in real time; the store's
+ * clock alone decides whether the wait was long enough.
  *
  * <p>A decision that arrives for a waiter already cancelled is not lost silently: a granted
  * concurrency lease is released; granted rate permits stay consumed, as they would for a caller who
@@ -211,9 +211,12 @@ final class DefaultRateLimiter implements RateLimiter {
 
     /** Completes and counts a waiter; a lease nobody waits for any more is closed (released, for concurrency). */
     private void deliver(Waiter waiter, Lease lease) {
-        if (waiter.future.complete(lease)) {
-            record(lease, waiter.start);
-        } else {
+        if (waiter.future.isDone()) {
+            lease.close();
+            return;
+        }
+        record(lease, waiter.start); // before completing, so a caller who sees the lease sees it counted
+        if (!waiter.future.complete(lease)) {
             lease.close();
         }
     }
@@ -240,9 +243,7 @@ final class DefaultRateLimiter implements RateLimiter {
                 queue.addLast(waiter);
                 queuedPermits += waiter.permits;
                 stats.queueChanged(waiter.permits);
-                long delayMillis = refusal == null ? 0
-                        : refusal.retryAfter().map(Duration::toMillis).orElse(options.pollInterval().toMillis());
-                schedulePumpLocked(Math.max(0, delayMillis));
+                schedulePumpLocked(refusal == null ? 0 : retryDelayMillis(refusal));
             }
         }
         for (Waiter w : evicted) {
@@ -292,6 +293,15 @@ final class DefaultRateLimiter implements RateLimiter {
         }
     }
 
+    /**
+     * When the queue asks again after a refusal: at its retry-after, but never later than the poll
+     * interval, since the store's clock, not ours, decides and others may release or expire permits.
+     */
+    private long retryDelayMillis(Lease refusal) {
+        long poll = options.pollInterval().toMillis();
+        return Math.max(0, refusal.retryAfter().map(d -> Math.min(d.toMillis(), poll)).orElse(poll));
+    }
+
     private Waiter headLocked() {
         while (!queue.isEmpty()) {
             Waiter head = options.queueOrder() == QueueOrder.OLDEST_FIRST ? queue.peekFirst() : queue.peekLast();
@@ -329,7 +339,7 @@ final class DefaultRateLimiter implements RateLimiter {
                     stats.queueChanged(-served.permits);
                 }
                 if (!done) {
-                    nextDelay = lease.retryAfter().map(Duration::toMillis).orElse(options.pollInterval().toMillis());
+                    nextDelay = retryDelayMillis(lease);
                 }
             }
             if (failure != null) {
@@ -339,7 +349,7 @@ final class DefaultRateLimiter implements RateLimiter {
             }
             synchronized (lock) {
                 if (headLocked() != null) {
-                    schedulePumpLocked(done ? 0 : Math.max(0, nextDelay));
+                    schedulePumpLocked(done ? 0 : nextDelay);
                 }
             }
             maybeIdle();

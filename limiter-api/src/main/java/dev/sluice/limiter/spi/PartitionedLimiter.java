@@ -84,6 +84,9 @@ final class PartitionedLimiter<P> implements PartitionedRateLimiter<P> {
 
     /** Keeps a limiter reachable while it has waiters or leases; returns the one to use. */
     private DefaultRateLimiter retain(DefaultRateLimiter limiter) {
+        if (busy.size() >= MAX_BUSY_PARTITIONS) {
+            return limiter; // created without a queue: it decides once and is forgotten
+        }
         DefaultRateLimiter prior = busy.putIfAbsent(limiter.key(), limiter);
         return prior != null ? prior : limiter;
     }
