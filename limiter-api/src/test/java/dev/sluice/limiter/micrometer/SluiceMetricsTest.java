@@ -1,0 +1,85 @@
+package dev.sluice.limiter.micrometer;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sluice.limiter.FailureMode;
+import dev.sluice.limiter.LimitSpec;
+import dev.sluice.limiter.LimiterOptions;
+import dev.sluice.limiter.PartitionedRateLimiter;
+import dev.sluice.limiter.RateLimiter;
+import dev.sluice.limiter.RateLimiters;
+import dev.sluice.limiter.local.LocalRateLimiters;
+import dev.sluice.limiter.local.ManualClock;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+final class SluiceMetricsTest {
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    private final SluiceMetrics metrics = new SluiceMetrics(registry);
+    private final ManualClock clock = new ManualClock();
+    private final RateLimiters limiters = LocalRateLimiters.create(clock);
+
+    @AfterEach
+    void close() {
+        limiters.close();
+    }
+
+    private long count(String limiter, String result) {
+        var timer = registry.find("sluice.decisions").tag("limiter", limiter).tag("result", result).timer();
+        return timer == null ? 0 : timer.count();
+    }
+
+    @Test
+    void decisions_areTimedByLimiterAndResult() {
+        RateLimiter limiter = limiters.limiter("email", LimitSpec.fixedWindow(3, Duration.ofMinutes(1)),
+                LimiterOptions.builder().listener(metrics).build());
+        for (int i = 0; i < 5; i++) {
+            limiter.tryAcquire(1);
+        }
+        assertEquals(3, count("email", "granted"));
+        assertEquals(2, count("email", "refused"));
+        assertEquals(0, count("email", "degraded"));
+        assertTrue(registry.find("sluice.decisions").timer().getId().getDescription().length() > 10, "described");
+    }
+
+    @Test
+    void partitionedLimiter_isTaggedByPolicyNeverByKey() {
+        PartitionedRateLimiter<String> login = limiters.partitioned("login",
+                LimitSpec.fixedWindow(1, Duration.ofMinutes(1)), LimiterOptions.builder().listener(metrics).build());
+        login.tryAcquire("alice", 1);
+        login.tryAcquire("bob", 1);
+        login.tryAcquire("bob", 1);
+        assertEquals(2, count("login", "granted"));
+        assertEquals(1, count("login", "refused"));
+        registry.getMeters().forEach(m -> m.getId().getTags().forEach(t -> {
+            assertTrue(!t.getValue().contains("alice") && !t.getValue().contains("bob"), m.getId().toString());
+        }));
+    }
+
+    @Test
+    void queueGauge_reportsQueuedPermits() throws Exception {
+        RateLimiter limiter = limiters.limiter("queued", LimitSpec.fixedWindow(3, Duration.ofMinutes(1)),
+                LimiterOptions.builder().listener(metrics).queueLimit(5).pollInterval(Duration.ofMillis(2)).build());
+        limiter.tryAcquire(3);
+        CompletableFuture<?> waiting = limiter.acquireAsync(3);
+        assertEquals(3.0, registry.find("sluice.queue.permits").tag("limiter", "queued").gauge().value());
+        clock.advance(Duration.ofMinutes(1));
+        waiting.get(10, TimeUnit.SECONDS);
+        assertEquals(0.0, registry.find("sluice.queue.permits").tag("limiter", "queued").gauge().value());
+    }
+
+    @Test
+    void degradedDecisions_areCountedAsDegraded() {
+        RateLimiter limiter = limiters.limiter("broken", LimitSpec.fixedWindow(1, Duration.ofMinutes(1)),
+                LimiterOptions.builder().listener(metrics).failureMode(FailureMode.ALLOW).build());
+        limiter.tryAcquire(1);
+        assertEquals(1, count("broken", "granted"));
+        assertNull(registry.find("sluice.decisions").tag("result", "unknown").timer());
+    }
+}
