@@ -130,6 +130,9 @@ final class DefaultRateLimiter implements RateLimiter {
 
     /** Applies the failure mode; rethrows usage errors, which no failure mode hides. */
     private Lease unavailable(Throwable failure, long start) {
+        if (failure instanceof Error error) {
+            throw error;
+        }
         if (Decider.isUsageError(failure)) {
             throw withKey((RuntimeException) failure);
         }
