@@ -65,6 +65,15 @@ final class PropertiesReader {
 
     private PropertiesReader() {}
 
+    /** An error already attributed to its property. */
+    private static final class PropertyException extends IllegalArgumentException {
+        private static final long serialVersionUID = 1L;
+
+        PropertyException(String message) {
+            super(message);
+        }
+    }
+
     static void read(Properties properties, RateLimitFilterConfig.Builder builder) {
         Map<String, Map<String, String>> policies = new TreeMap<>();
         Map<String, Map<String, String>> routes = new TreeMap<>(ROUTE_ORDER);
@@ -160,6 +169,8 @@ final class PropertiesReader {
                 default -> LimitSpec.concurrency(p.limit(), settings.containsKey("lease-duration")
                         ? p.duration("lease-duration") : LimitSpec.DEFAULT_LEASE_DURATION);
             };
+        } catch (PropertyException e) {
+            throw e;
         } catch (IllegalArgumentException e) {
             throw p.specError(e);
         }
@@ -203,7 +214,7 @@ final class PropertiesReader {
         String require(String setting, String expected) {
             String v = settings.get(setting);
             if (v == null) {
-                throw new IllegalArgumentException("missing property " + base + setting + "; expected " + expected
+                throw new PropertyException("missing property " + base + setting + "; expected " + expected
                         + " (required by algorithm " + algorithm + ")");
             }
             return v;
@@ -216,10 +227,10 @@ final class PropertiesReader {
             try {
                 n = Long.parseLong(v);
             } catch (NumberFormatException e) {
-                throw error(setting, expected);
+                throw error(setting, "expected " + expected);
             }
             if (n < min || n > max) {
-                throw error(setting, expected);
+                throw error(setting, "expected " + expected);
             }
             return n;
         }
@@ -230,16 +241,16 @@ final class PropertiesReader {
             try {
                 Duration d = Duration.parse(v);
                 if (d.isNegative() || d.isZero()) {
-                    throw error(setting, expected);
+                    throw error(setting, "expected " + expected);
                 }
                 return d;
             } catch (DateTimeParseException e) {
-                throw error(setting, expected);
+                throw error(setting, "expected " + expected);
             }
         }
 
         IllegalArgumentException error(String setting, String expected) {
-            return new IllegalArgumentException("invalid property " + base + setting + "="
+            return new PropertyException("invalid property " + base + setting + "="
                     + quote(settings.get(setting)) + "; " + expected);
         }
 
