@@ -131,7 +131,7 @@ final class JettyHarness implements AutoCloseable {
 
     /**
      * The application: {@code /boom/*} throws, {@code /async/*} goes asynchronous (the test completes it),
-     * {@code /async-error/*} goes asynchronous and its completion is reported as an error; everything else
+     * {@code /async-timeout/*} goes asynchronous and times out after 100 ms; everything else
      * answers 200 "ok".
      */
     static final class AppServlet extends HttpServlet {
@@ -155,7 +155,7 @@ final class JettyHarness implements AutoCloseable {
             }
             if (path.startsWith("/async")) {
                 AsyncContext context = req.startAsync();
-                context.setTimeout(30_000);
+                context.setTimeout(path.startsWith("/async-timeout") ? 100 : 30_000);
                 CountDownLatch latch = new CountDownLatch(1);
                 context.addListener(new AsyncListener() {
                     @Override public void onComplete(AsyncEvent event) { latch.countDown(); }

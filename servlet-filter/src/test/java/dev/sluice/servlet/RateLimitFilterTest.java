@@ -299,6 +299,19 @@ final class RateLimitFilterTest {
         assertEquals(200, fourth.get(10, TimeUnit.SECONDS).statusCode());
     }
 
+    @Test
+    void concurrency_asyncTimeout_leaseReleased() throws Exception {
+        serve(RateLimitFilterConfig.builder().policy("slots", LimitSpec.concurrency(1))
+                .route("/async-timeout/*", "slots").build());
+
+        for (int i = 0; i < 2; i++) {
+            CompletableFuture<HttpResponse<String>> r = server.getAsync("/async-timeout/" + i);
+            server.nextStarted(); // never completed by the application: the container times it out
+            assertEquals(500, r.get(10, TimeUnit.SECONDS).statusCode(), "request " + i + " reached the servlet");
+            server.awaitEnded();
+        }
+    }
+
     // ---- store failures ----
 
     /** A store that never answers. */
