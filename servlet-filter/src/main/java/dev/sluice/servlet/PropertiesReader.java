@@ -1,0 +1,372 @@
+package dev.sluice.servlet;
+
+import dev.sluice.limiter.FailureMode;
+import dev.sluice.limiter.LimitSpec;
+import dev.sluice.limiter.LimiterOptions;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * Reads {@code sluice.*} properties into a {@link RateLimitFilterConfig.Builder}. Every error names the
+ * property, its value and what is allowed.
+ */
+final class PropertiesReader {
+    static final String PREFIX = "sluice.";
+    private static final String POLICIES = "sluice.policies.";
+    private static final String ROUTES = "sluice.routes.";
+    private static final String API_KEY_HEADER = "sluice.client.api-key-header";
+    private static final String TRUSTED_PROXIES = "sluice.client.trusted-proxies";
+    private static final String LEGACY_HEADERS = "sluice.headers.legacy";
+    private static final String PROBLEM_TYPE = "sluice.problem.type";
+
+    private static final List<String> ALGORITHMS = List.of("fixed-window", "sliding-window", "sliding-log",
+            "sliding-counter", "token-bucket", "gcra", "concurrency");
+    private static final Set<String> COMMON_POLICY_KEYS = Set.of("algorithm", "queue-limit", "failure-mode",
+            "decision-timeout", "max-retries");
+    private static final Map<String, Set<String>> ALGORITHM_KEYS = Map.of(
+            "fixed-window", Set.of("permit-limit", "window"),
+            "sliding-window", Set.of("permit-limit", "window", "segments"),
+            "sliding-log", Set.of("permit-limit", "window"),
+            "sliding-counter", Set.of("permit-limit", "window"),
+            "token-bucket", Set.of("permit-limit", "tokens-per-period", "replenishment-period"),
+            "gcra", Set.of("permit-limit", "window", "burst"),
+            "concurrency", Set.of("permit-limit", "lease-duration"));
+    private static final Set<String> ROUTE_KEYS = Set.of("pattern", "methods", "policy", "cost");
+
+    /** Spec field names (as the spec's messages say them) and the property that sets them. */
+    private static final Map<String, String> SPEC_FIELDS = new LinkedHashMap<>();
+
+    static {
+        SPEC_FIELDS.put("segmentsPerWindow", "segments");
+        SPEC_FIELDS.put("tokensPerPeriod", "tokens-per-period");
+        SPEC_FIELDS.put("replenishmentPeriod", "replenishment-period");
+        SPEC_FIELDS.put("periods to fill", "replenishment-period");
+        SPEC_FIELDS.put("leaseDuration", "lease-duration");
+        SPEC_FIELDS.put("burst", "burst");
+        SPEC_FIELDS.put("permitLimit", "permit-limit");
+        SPEC_FIELDS.put("tokenLimit", "permit-limit");
+        SPEC_FIELDS.put("permitsPerPeriod", "permit-limit");
+        SPEC_FIELDS.put("window", "window");
+        SPEC_FIELDS.put("period", "window");
+    }
+
+    private PropertiesReader() {}
+
+    /** An error already attributed to its property. */
+    private static final class PropertyException extends IllegalArgumentException {
+        private static final long serialVersionUID = 1L;
+
+        PropertyException(String message) {
+            super(message);
+        }
+    }
+
+    static void read(Properties properties, RateLimitFilterConfig.Builder builder) {
+        Map<String, Map<String, String>> policies = new TreeMap<>();
+        Map<String, Map<String, String>> routes = new TreeMap<>(ROUTE_ORDER);
+        for (String key : properties.stringPropertyNames()) {
+            if (!key.startsWith(PREFIX)) {
+                continue;
+            }
+            String value = properties.getProperty(key).strip();
+            switch (key) {
+                case API_KEY_HEADER -> builder.apiKeyHeader(value.isEmpty() ? null : checkHeaderName(key, value));
+                case TRUSTED_PROXIES -> builder.trustedProxies(trustedProxies(key, value));
+                case LEGACY_HEADERS -> builder.legacyHeaders(bool(key, value));
+                case PROBLEM_TYPE -> builder.problemType(uri(key, value));
+                default -> {
+                    if (key.startsWith(POLICIES)) {
+                        group(policies, key, POLICIES, value, "sluice.policies.<name>.<setting>");
+                    } else if (key.startsWith(ROUTES)) {
+                        group(routes, key, ROUTES, value, "sluice.routes.<id>.<setting>");
+                    } else {
+                        throw new IllegalArgumentException("unknown property " + key + "=" + quote(value)
+                                + "; expected sluice.policies.<name>.<setting>, sluice.routes.<id>.<setting>, "
+                                + API_KEY_HEADER + ", " + TRUSTED_PROXIES + ", " + LEGACY_HEADERS + " or "
+                                + PROBLEM_TYPE);
+                    }
+                }
+            }
+        }
+        Map<String, LimitSpec> limits = new LinkedHashMap<>();
+        for (Map.Entry<String, Map<String, String>> e : policies.entrySet()) {
+            RateLimitPolicy policy = policy(e.getKey(), e.getValue());
+            builder.policy(policy);
+            limits.put(policy.name(), policy.spec());
+        }
+        for (Map.Entry<String, Map<String, String>> e : routes.entrySet()) {
+            builder.route(route(e.getKey(), e.getValue(), limits));
+        }
+    }
+
+    /** Numeric ids in numeric order first, then the others alphabetically. */
+    private static final Comparator<String> ROUTE_ORDER = (a, b) -> {
+        boolean na = a.chars().allMatch(Character::isDigit) && a.length() < 10;
+        boolean nb = b.chars().allMatch(Character::isDigit) && b.length() < 10;
+        if (na && nb) {
+            return Integer.compare(Integer.parseInt(a), Integer.parseInt(b));
+        }
+        return na ? -1 : nb ? 1 : a.compareTo(b);
+    };
+
+    private static void group(Map<String, Map<String, String>> into, String key, String prefix, String value,
+            String shape) {
+        String rest = key.substring(prefix.length());
+        int dot = rest.lastIndexOf('.');
+        if (dot <= 0 || dot == rest.length() - 1) {
+            throw new IllegalArgumentException("malformed property " + key + "=" + quote(value) + "; expected " + shape);
+        }
+        into.computeIfAbsent(rest.substring(0, dot), k -> new LinkedHashMap<>()).put(rest.substring(dot + 1), value);
+    }
+
+    private static RateLimitPolicy policy(String name, Map<String, String> settings) {
+        String base = POLICIES + name + ".";
+        String algorithm = settings.get("algorithm");
+        if (algorithm == null) {
+            throw new IllegalArgumentException("missing property " + base + "algorithm; expected one of " + ALGORITHMS);
+        }
+        algorithm = algorithm.toLowerCase(Locale.ROOT);
+        if (!ALGORITHMS.contains(algorithm)) {
+            throw new IllegalArgumentException("invalid property " + base + "algorithm=" + quote(settings.get("algorithm"))
+                    + "; expected one of " + ALGORITHMS);
+        }
+        Set<String> specKeys = ALGORITHM_KEYS.get(algorithm);
+        for (Map.Entry<String, String> s : settings.entrySet()) {
+            if (!COMMON_POLICY_KEYS.contains(s.getKey()) && !specKeys.contains(s.getKey())) {
+                List<String> allowed = new ArrayList<>(specKeys);
+                allowed.addAll(COMMON_POLICY_KEYS);
+                allowed.sort(null);
+                throw new IllegalArgumentException("unknown property " + base + s.getKey() + "=" + quote(s.getValue())
+                        + " for algorithm " + algorithm + "; expected one of " + allowed);
+            }
+        }
+        Policy p = new Policy(base, algorithm, settings);
+        LimitSpec spec;
+        try {
+            spec = switch (algorithm) {
+                case "fixed-window" -> LimitSpec.fixedWindow(p.limit(), p.duration("window"));
+                case "sliding-window" -> LimitSpec.slidingWindow(p.limit(), p.duration("window"),
+                        (int) p.number("segments", 1, LimitSpec.SlidingWindow.MAX_SEGMENTS));
+                case "sliding-log" -> LimitSpec.slidingLog(p.limit(), p.duration("window"));
+                case "sliding-counter" -> LimitSpec.slidingCounter(p.limit(), p.duration("window"));
+                case "token-bucket" -> LimitSpec.tokenBucket(p.limit(),
+                        p.number("tokens-per-period", 1, LimitSpec.MAX_LIMIT), p.duration("replenishment-period"));
+                case "gcra" -> LimitSpec.gcra(p.limit(), p.duration("window"),
+                        p.number("burst", 1, LimitSpec.MAX_LIMIT));
+                default -> LimitSpec.concurrency(p.limit(), settings.containsKey("lease-duration")
+                        ? p.duration("lease-duration") : LimitSpec.DEFAULT_LEASE_DURATION);
+            };
+        } catch (PropertyException e) {
+            throw e;
+        } catch (IllegalArgumentException e) {
+            throw p.specError(e);
+        }
+        LimiterOptions.Builder options = RateLimitPolicy.EDGE_DEFAULTS.toBuilder();
+        if (settings.containsKey("queue-limit")) {
+            options.queueLimit(p.number("queue-limit", 0, LimitSpec.MAX_LIMIT));
+        }
+        if (settings.containsKey("max-retries")) {
+            options.maxRetries((int) p.number("max-retries", 0, 10));
+        }
+        if (settings.containsKey("decision-timeout")) {
+            Duration timeout = p.duration("decision-timeout");
+            try {
+                options.decisionTimeout(timeout);
+            } catch (IllegalArgumentException e) {
+                throw p.error("decision-timeout", e.getMessage());
+            }
+        }
+        if (settings.containsKey("failure-mode")) {
+            String mode = settings.get("failure-mode");
+            try {
+                options.failureMode(FailureMode.valueOf(mode.toUpperCase(Locale.ROOT)));
+            } catch (IllegalArgumentException e) {
+                throw p.error("failure-mode", "expected one of allow, deny, throw");
+            }
+        }
+        try {
+            return new RateLimitPolicy(name, spec, options.build());
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("invalid policy name in " + base + "*: " + e.getMessage(), e);
+        }
+    }
+
+    /** One policy's settings, with errors that name the property. */
+    private record Policy(String base, String algorithm, Map<String, String> settings) {
+
+        long limit() {
+            return number("permit-limit", 1, LimitSpec.MAX_LIMIT);
+        }
+
+        String require(String setting, String expected) {
+            String v = settings.get(setting);
+            if (v == null) {
+                throw new PropertyException("missing property " + base + setting + "; expected " + expected
+                        + " (required by algorithm " + algorithm + ")");
+            }
+            return v;
+        }
+
+        long number(String setting, long min, long max) {
+            String expected = "a whole number between " + min + " and " + max;
+            String v = require(setting, expected);
+            long n;
+            try {
+                n = Long.parseLong(v);
+            } catch (NumberFormatException e) {
+                throw error(setting, "expected " + expected);
+            }
+            if (n < min || n > max) {
+                throw error(setting, "expected " + expected);
+            }
+            return n;
+        }
+
+        Duration duration(String setting) {
+            String expected = "a positive ISO-8601 duration such as PT1M, PT30S or PT0.5S";
+            String v = require(setting, expected);
+            try {
+                Duration d = Duration.parse(v);
+                if (d.isNegative() || d.isZero()) {
+                    throw error(setting, "expected " + expected);
+                }
+                return d;
+            } catch (DateTimeParseException e) {
+                throw error(setting, "expected " + expected);
+            }
+        }
+
+        IllegalArgumentException error(String setting, String expected) {
+            return new PropertyException("invalid property " + base + setting + "="
+                    + quote(settings.get(setting)) + "; " + expected);
+        }
+
+        /** A spec's own validation error, attributed to the property it most likely came from. */
+        IllegalArgumentException specError(IllegalArgumentException e) {
+            String message = String.valueOf(e.getMessage());
+            for (Map.Entry<String, String> f : SPEC_FIELDS.entrySet()) {
+                if (message.startsWith(f.getKey()) && settings.containsKey(f.getValue())) {
+                    return new IllegalArgumentException("invalid property " + base + f.getValue() + "="
+                            + quote(settings.get(f.getValue())) + "; " + message, e);
+                }
+            }
+            return new IllegalArgumentException("invalid properties " + base + "* " + settings + "; " + message, e);
+        }
+    }
+
+    private static Route route(String id, Map<String, String> settings, Map<String, LimitSpec> limits) {
+        String base = ROUTES + id + ".";
+        for (Map.Entry<String, String> s : settings.entrySet()) {
+            if (!ROUTE_KEYS.contains(s.getKey())) {
+                throw new IllegalArgumentException("unknown property " + base + s.getKey() + "=" + quote(s.getValue())
+                        + "; expected one of " + new TreeSet<>(ROUTE_KEYS));
+            }
+        }
+        String pattern = settings.get("pattern");
+        if (pattern == null) {
+            throw new IllegalArgumentException("missing property " + base + "pattern; expected a path such as /login"
+                    + " or a prefix such as /api/*");
+        }
+        String policy = settings.get("policy");
+        if (policy == null) {
+            throw new IllegalArgumentException("missing property " + base + "policy; expected the name of a policy");
+        }
+        Route route;
+        try {
+            route = Route.of(pattern, policy);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("invalid property " + base + "pattern=" + quote(pattern) + "; "
+                    + e.getMessage(), e);
+        }
+        String methods = settings.get("methods");
+        if (methods != null && !methods.isEmpty()) {
+            try {
+                route = route.withMethods(Arrays.stream(methods.split(",")).map(String::strip).toArray(String[]::new));
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("invalid property " + base + "methods=" + quote(methods)
+                        + "; expected a comma-separated list of HTTP methods such as GET,POST", e);
+            }
+        }
+        LimitSpec spec = limits.get(policy);
+        if (spec == null) {
+            throw new IllegalArgumentException("invalid property " + base + "policy=" + quote(policy)
+                    + "; expected one of the defined policies " + limits.keySet());
+        }
+        String cost = settings.get("cost");
+        if (cost != null) {
+            long n;
+            try {
+                n = Long.parseLong(cost);
+            } catch (NumberFormatException e) {
+                n = -1;
+            }
+            if (n < 1 || n > spec.limit()) {
+                throw new IllegalArgumentException("invalid property " + base + "cost=" + quote(cost)
+                        + "; expected a whole number between 1 and " + spec.limit() + " (the limit of policy '"
+                        + policy + "')");
+            }
+            route = route.withCost(n);
+        }
+        return route;
+    }
+
+    private static String checkHeaderName(String key, String value) {
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            boolean token = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')
+                    || "!#$%&'*+-.^_`|~".indexOf(c) >= 0;
+            if (!token) {
+                throw new IllegalArgumentException("invalid property " + key + "=" + quote(value)
+                        + "; expected an HTTP header name such as X-Api-Key, or empty to identify by address only");
+            }
+        }
+        return value;
+    }
+
+    private static TrustedProxies trustedProxies(String key, String value) {
+        if (value.isEmpty()) {
+            return TrustedProxies.none();
+        }
+        try {
+            return TrustedProxies.of(Arrays.stream(value.split(",")).map(String::strip).toList());
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("invalid property " + key + "=" + quote(value) + "; " + e.getMessage(), e);
+        }
+    }
+
+    private static boolean bool(String key, String value) {
+        if (value.equalsIgnoreCase("true")) {
+            return true;
+        }
+        if (value.equalsIgnoreCase("false")) {
+            return false;
+        }
+        throw new IllegalArgumentException("invalid property " + key + "=" + quote(value) + "; expected true or false");
+    }
+
+    private static URI uri(String key, String value) {
+        try {
+            return new URI(value);
+        } catch (URISyntaxException e) {
+            throw new IllegalArgumentException("invalid property " + key + "=" + quote(value)
+                    + "; expected a URI such as about:blank or https://example.com/problems/rate-limited", e);
+        }
+    }
+
+    private static String quote(String value) {
+        return "'" + value + "'";
+    }
+}

@@ -1,0 +1,175 @@
+package dev.sluice.servlet;
+
+import jakarta.servlet.AsyncContext;
+import jakarta.servlet.AsyncEvent;
+import jakarta.servlet.AsyncListener;
+import jakarta.servlet.DispatcherType;
+import jakarta.servlet.Filter;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.http.HttpServlet;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.eclipse.jetty.ee10.servlet.FilterHolder;
+import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
+import org.eclipse.jetty.ee10.servlet.ServletHolder;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
+
+/**
+ * An embedded Jetty 12 (ee10) server on an ephemeral port of 127.0.0.1 with one filter in front of
+ * {@link AppServlet}, and an HTTP client to call it.
+ */
+final class JettyHarness implements AutoCloseable {
+    /** Asynchronous requests started by {@code /async/*} paths, for the test to complete. */
+    final BlockingQueue<AsyncContext> started = new LinkedBlockingQueue<>();
+    /** Counted down once per asynchronous request after every earlier listener (the filter's) ran. */
+    final BlockingQueue<CountDownLatch> ended = new LinkedBlockingQueue<>();
+
+    private final Server server;
+    private final ServerConnector connector;
+    /** One client for every test: {@code HttpClient} cannot be closed on Java 17. */
+    private static final HttpClient CLIENT = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    private JettyHarness(FilterHolder filter, Map<String, Object> contextAttributes) throws Exception {
+        QueuedThreadPool threads = new QueuedThreadPool(16, 2);
+        threads.setName("jetty-test");
+        server = new Server(threads);
+        connector = new ServerConnector(server, 1, 1);
+        connector.setHost("127.0.0.1");
+        connector.setPort(0);
+        server.addConnector(connector);
+        ServletContextHandler context = new ServletContextHandler();
+        context.setContextPath("/");
+        contextAttributes.forEach(context::setAttribute);
+        filter.setAsyncSupported(true);
+        context.addFilter(filter, "/*", EnumSet.of(DispatcherType.REQUEST, DispatcherType.ASYNC));
+        ServletHolder servlet = new ServletHolder(new AppServlet(this));
+        servlet.setAsyncSupported(true);
+        context.addServlet(servlet, "/*");
+        server.setHandler(context);
+        try {
+            server.start();
+        } catch (Exception e) {
+            server.stop();
+            throw e;
+        }
+    }
+
+    /** A server with this filter instance. */
+    static JettyHarness start(Filter filter) throws Exception {
+        return new JettyHarness(new FilterHolder(filter), Map.of());
+    }
+
+    /** A server whose filter is created by the container and configured by init parameters and attributes. */
+    static JettyHarness start(Map<String, String> initParameters, Map<String, Object> contextAttributes)
+            throws Exception {
+        FilterHolder holder = new FilterHolder(RateLimitFilter.class);
+        holder.setInitParameters(initParameters);
+        return new JettyHarness(holder, contextAttributes);
+    }
+
+    HttpRequest.Builder request(String path) {
+        return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + connector.getLocalPort() + path))
+                .timeout(Duration.ofSeconds(10));
+    }
+
+    HttpResponse<String> get(String path, String... headers) throws Exception {
+        HttpRequest.Builder b = request(path).GET();
+        if (headers.length > 0) {
+            b.headers(headers);
+        }
+        return CLIENT.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    HttpResponse<String> send(HttpRequest request) throws Exception {
+        return CLIENT.send(request, HttpResponse.BodyHandlers.ofString());
+    }
+
+    CompletableFuture<HttpResponse<String>> getAsync(String path) {
+        return CLIENT.sendAsync(request(path).GET().build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** The next asynchronous request the application started; fails after 10 s. */
+    AsyncContext nextStarted() throws InterruptedException {
+        AsyncContext c = started.poll(10, TimeUnit.SECONDS);
+        if (c == null) {
+            throw new AssertionError("no asynchronous request started within 10 s");
+        }
+        return c;
+    }
+
+    /** Waits until an asynchronous request has ended and every listener registered before the app's has run. */
+    void awaitEnded() throws InterruptedException {
+        CountDownLatch latch = ended.poll(10, TimeUnit.SECONDS);
+        if (latch == null || !latch.await(10, TimeUnit.SECONDS)) {
+            throw new AssertionError("the asynchronous request did not end within 10 s");
+        }
+    }
+
+    @Override
+    public void close() {
+        try {
+            server.stop();
+        } catch (Exception e) {
+            throw new IllegalStateException("could not stop the test server", e);
+        }
+    }
+
+    /**
+     * The application: {@code /boom/*} throws, {@code /async/*} goes asynchronous (the test completes it),
+     * {@code /async-timeout/*} goes asynchronous and times out after 100 ms; everything else
+     * answers 200 "ok".
+     */
+    static final class AppServlet extends HttpServlet {
+        private static final long serialVersionUID = 1L;
+        private final transient JettyHarness harness;
+
+        AppServlet(JettyHarness harness) {
+            this.harness = harness;
+        }
+
+        @Override
+        protected void service(HttpServletRequest req, HttpServletResponse resp) throws ServletException, IOException {
+            String path = req.getPathInfo() == null ? req.getServletPath() : req.getServletPath() + req.getPathInfo();
+            if (req.getDispatcherType() == DispatcherType.ASYNC) {
+                resp.setStatus(200);
+                resp.getWriter().write("async done");
+                return;
+            }
+            if (path.startsWith("/boom")) {
+                throw new ServletException("boom");
+            }
+            if (path.startsWith("/async")) {
+                AsyncContext context = req.startAsync();
+                context.setTimeout(path.startsWith("/async-timeout") ? 100 : 30_000);
+                CountDownLatch latch = new CountDownLatch(1);
+                context.addListener(new AsyncListener() {
+                    @Override public void onComplete(AsyncEvent event) { latch.countDown(); }
+                    @Override public void onTimeout(AsyncEvent event) {}
+                    @Override public void onError(AsyncEvent event) {}
+                    @Override public void onStartAsync(AsyncEvent event) {}
+                });
+                harness.ended.add(latch);
+                harness.started.add(context);
+                return;
+            }
+            resp.setStatus(200);
+            resp.setContentType("text/plain");
+            resp.getWriter().write("ok");
+        }
+    }
+}

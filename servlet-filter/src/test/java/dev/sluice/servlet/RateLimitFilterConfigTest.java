@@ -1,0 +1,283 @@
+package dev.sluice.servlet;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sluice.limiter.FailureMode;
+import dev.sluice.limiter.LimitSpec;
+import java.io.IOException;
+import java.io.StringReader;
+import java.time.Duration;
+import java.util.List;
+import java.util.Properties;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+final class RateLimitFilterConfigTest {
+
+    private static Properties props(String text) {
+        Properties p = new Properties();
+        try {
+            p.load(new StringReader(text));
+        } catch (IOException e) {
+            throw new AssertionError(e);
+        }
+        return p;
+    }
+
+    private static String error(String text) {
+        return assertThrows(IllegalArgumentException.class, () -> RateLimitFilterConfig.fromProperties(props(text)))
+                .getMessage();
+    }
+
+    private static final String LOGIN = """
+            sluice.policies.login.algorithm=fixed-window
+            sluice.policies.login.permit-limit=10
+            sluice.policies.login.window=PT1M
+            """;
+
+    @Test
+    void fromProperties_everyAlgorithmAndSetting() {
+        RateLimitFilterConfig c = RateLimitFilterConfig.fromProperties(props(LOGIN + """
+                sluice.policies.sw.algorithm=sliding-window
+                sluice.policies.sw.permit-limit=100
+                sluice.policies.sw.window=PT1M
+                sluice.policies.sw.segments=6
+                sluice.policies.log.algorithm=sliding-log
+                sluice.policies.log.permit-limit=5
+                sluice.policies.log.window=PT10S
+                sluice.policies.sc.algorithm=sliding-counter
+                sluice.policies.sc.permit-limit=50
+                sluice.policies.sc.window=PT1H
+                sluice.policies.tb.algorithm=token-bucket
+                sluice.policies.tb.permit-limit=20
+                sluice.policies.tb.tokens-per-period=5
+                sluice.policies.tb.replenishment-period=PT10S
+                sluice.policies.tb.queue-limit=4
+                sluice.policies.g.algorithm=gcra
+                sluice.policies.g.permit-limit=10
+                sluice.policies.g.window=PT1S
+                sluice.policies.g.burst=3
+                sluice.policies.g.failure-mode=deny
+                sluice.policies.c.algorithm=concurrency
+                sluice.policies.c.permit-limit=8
+                sluice.policies.c.lease-duration=PT2M
+                sluice.policies.c.failure-mode=THROW
+                sluice.policies.c.decision-timeout=PT0.2S
+                sluice.policies.c.max-retries=1
+                sluice.routes.10.pattern=/api/*
+                sluice.routes.10.policy=tb
+                sluice.routes.2.pattern=/login
+                sluice.routes.2.methods=post, get
+                sluice.routes.2.policy=login
+                sluice.routes.2.cost=2
+                sluice.client.api-key-header=X-Key
+                sluice.client.trusted-proxies=10.0.0.0/8, ::1
+                sluice.headers.legacy=true
+                sluice.problem.type=https://example.com/problems/rate-limited
+                other.setting=ignored
+                """));
+
+        assertEquals(LimitSpec.fixedWindow(10, Duration.ofMinutes(1)), c.policies().get("login").spec());
+        assertEquals(LimitSpec.slidingWindow(100, Duration.ofMinutes(1), 6), c.policies().get("sw").spec());
+        assertEquals(LimitSpec.slidingLog(5, Duration.ofSeconds(10)), c.policies().get("log").spec());
+        assertEquals(LimitSpec.slidingCounter(50, Duration.ofHours(1)), c.policies().get("sc").spec());
+        assertEquals(LimitSpec.tokenBucket(20, 5, Duration.ofSeconds(10)), c.policies().get("tb").spec());
+        assertEquals(LimitSpec.gcra(10, Duration.ofSeconds(1), 3), c.policies().get("g").spec());
+        assertEquals(LimitSpec.concurrency(8, Duration.ofMinutes(2)), c.policies().get("c").spec());
+        assertEquals(4, c.policies().get("tb").options().queueLimit());
+        assertEquals(FailureMode.ALLOW, c.policies().get("login").options().failureMode());
+        assertEquals(FailureMode.DENY, c.policies().get("g").options().failureMode());
+        assertEquals(FailureMode.THROW, c.policies().get("c").options().failureMode());
+        assertEquals(Duration.ofMillis(200), c.policies().get("c").options().decisionTimeout());
+        assertEquals(1, c.policies().get("c").options().maxRetries());
+        // Numeric route ids in numeric order: 2 before 10.
+        assertEquals(List.of(new Route("/login", Set.of("GET", "POST"), "login", 2), Route.of("/api/*", "tb")),
+                c.routes());
+        assertTrue(c.legacyHeaders());
+        assertEquals("https://example.com/problems/rate-limited", c.problemType().toString());
+        assertTrue(c.trustedProxies().isTrusted("10.1.2.3"));
+        assertTrue(c.trustedProxies().isTrusted("::1"));
+    }
+
+    @Test
+    void unknownAlgorithm_namesPropertyValueAndChoices() {
+        assertEquals("invalid property sluice.policies.login.algorithm='leaky-bucket'; expected one of [fixed-window,"
+                        + " sliding-window, sliding-log, sliding-counter, token-bucket, gcra, concurrency]",
+                error("sluice.policies.login.algorithm=leaky-bucket"));
+    }
+
+    @Test
+    void missingAlgorithm_namesProperty() {
+        assertTrue(error("sluice.policies.login.permit-limit=3").startsWith(
+                "missing property sluice.policies.login.algorithm; expected one of"));
+    }
+
+    @Test
+    void badNumber_namesPropertyValueAndRange() {
+        assertEquals("invalid property sluice.policies.login.permit-limit='ten'; expected a whole number between 1"
+                + " and 1000000000", error(LOGIN.replace("=10", "=ten")));
+    }
+
+    @Test
+    void zeroLimit_refused() {
+        assertTrue(error(LOGIN.replace("=10", "=0")).startsWith("invalid property sluice.policies.login.permit-limit='0'"));
+    }
+
+    @Test
+    void badDuration_namesPropertyAndFormat() {
+        assertEquals("invalid property sluice.policies.login.window='60s'; expected a positive ISO-8601 duration such"
+                + " as PT1M, PT30S or PT0.5S", error(LOGIN.replace("PT1M", "60s")));
+    }
+
+    @Test
+    void missingWindow_namesPropertyAndAlgorithm() {
+        assertTrue(error(LOGIN.replace("sluice.policies.login.window=PT1M", ""))
+                .startsWith("missing property sluice.policies.login.window; expected a positive ISO-8601 duration"));
+    }
+
+    @Test
+    void settingOfAnotherAlgorithm_refused() {
+        String m = error(LOGIN + "sluice.policies.login.burst=5\n");
+        assertTrue(m.startsWith("unknown property sluice.policies.login.burst='5' for algorithm fixed-window;"), m);
+    }
+
+    @Test
+    void specRule_attributedToItsProperty() {
+        String m = error("""
+                sluice.policies.sw.algorithm=sliding-window
+                sluice.policies.sw.permit-limit=10
+                sluice.policies.sw.window=PT1M
+                sluice.policies.sw.segments=7
+                """);
+        assertTrue(m.startsWith("invalid propert"), m);
+        assertTrue(m.contains("sluice.policies.sw"), m);
+        assertTrue(m.contains("not divisible by segmentsPerWindow 7"), m);
+
+        String log = error("""
+                sluice.policies.log.algorithm=sliding-log
+                sluice.policies.log.permit-limit=200000
+                sluice.policies.log.window=PT1M
+                """);
+        assertTrue(log.startsWith("invalid property sluice.policies.log.permit-limit='200000'; permitLimit must be"
+                + " between 1 and 100000"), log);
+    }
+
+    @Test
+    void badFailureMode_namesChoices() {
+        assertEquals("invalid property sluice.policies.login.failure-mode='open'; expected one of allow, deny, throw",
+                error(LOGIN + "sluice.policies.login.failure-mode=open\n"));
+    }
+
+    @Test
+    void unknownTopLevelKey_refused() {
+        assertTrue(error("sluice.polices.login.algorithm=gcra").startsWith(
+                "unknown property sluice.polices.login.algorithm='gcra'; expected sluice.policies."));
+    }
+
+    @Test
+    void routeToUnknownPolicy_refused() {
+        assertEquals("invalid property sluice.routes.1.policy='logn'; expected one of the defined policies [login]",
+                error(LOGIN + "sluice.routes.1.pattern=/login\nsluice.routes.1.policy=logn\n"));
+    }
+
+    @Test
+    void routeCostAboveLimit_refused() {
+        assertEquals("invalid property sluice.routes.1.cost='11'; expected a whole number between 1 and 10 (the limit"
+                        + " of policy 'login')",
+                error(LOGIN + "sluice.routes.1.pattern=/login\nsluice.routes.1.policy=login\nsluice.routes.1.cost=11\n"));
+    }
+
+    @Test
+    void badRoutePattern_refused() {
+        String m = error(LOGIN + "sluice.routes.1.pattern=/api/*/x\nsluice.routes.1.policy=login\n");
+        assertTrue(m.startsWith("invalid property sluice.routes.1.pattern='/api/*/x';"), m);
+    }
+
+    @Test
+    void badRouteMethods_refused() {
+        String m = error(LOGIN + "sluice.routes.1.pattern=/x\nsluice.routes.1.policy=login\nsluice.routes.1.methods=GET;POST\n");
+        assertTrue(m.startsWith("invalid property sluice.routes.1.methods='GET;POST'; expected a comma-separated list"), m);
+    }
+
+    @Test
+    void missingRoutePattern_refused() {
+        assertTrue(error(LOGIN + "sluice.routes.a.policy=login\n").startsWith("missing property sluice.routes.a.pattern"));
+    }
+
+    @Test
+    void badTrustedProxy_refused() {
+        String m = error("sluice.client.trusted-proxies=10.0.0.1, proxy.example.com");
+        assertTrue(m.startsWith("invalid property sluice.client.trusted-proxies='10.0.0.1, proxy.example.com';"
+                + " trusted proxy must be an IP address or CIDR range"), m);
+    }
+
+    @Test
+    void badBoolean_refused() {
+        assertEquals("invalid property sluice.headers.legacy='yes'; expected true or false",
+                error("sluice.headers.legacy=yes"));
+    }
+
+    @Test
+    void badHeaderName_refused() {
+        assertTrue(error("sluice.client.api-key-header=X Api Key")
+                .startsWith("invalid property sluice.client.api-key-header='X Api Key'"));
+    }
+
+    @Test
+    void builder_routeToUndefinedPolicy_refused() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> RateLimitFilterConfig.builder().route("/x", "nope").build());
+        assertEquals("route /x names policy 'nope', which is not defined; defined policies: []", e.getMessage());
+    }
+
+    @Test
+    void builder_duplicatePolicy_refused() {
+        RateLimitFilterConfig.Builder b = RateLimitFilterConfig.builder().policy("p", LimitSpec.concurrency(1));
+        assertThrows(IllegalArgumentException.class, () -> b.policy("p", LimitSpec.concurrency(2)));
+    }
+
+    @Test
+    void route_validation() {
+        assertThrows(IllegalArgumentException.class, () -> Route.of("api/*", "p"));
+        assertThrows(IllegalArgumentException.class, () -> Route.of("/a*", "p"));
+        assertThrows(IllegalArgumentException.class, () -> Route.of("/a b", "p"));
+        assertThrows(IllegalArgumentException.class, () -> Route.of("/a", "p").withCost(0));
+        assertThrows(IllegalArgumentException.class, () -> Route.of("/a", "p").withMethods("GE T"));
+        assertThrows(NullPointerException.class, () -> Route.of(null, "p"));
+    }
+
+    @Test
+    void route_matching() {
+        Route prefix = Route.of("/api/*", "p");
+        assertTrue(prefix.matches("GET", "/api"));
+        assertTrue(prefix.matches("GET", "/api/x/y"));
+        assertTrue(!prefix.matches("GET", "/apix"));
+        Route exact = Route.of("/login", "p").withMethods("post");
+        assertTrue(exact.matches("POST", "/login"));
+        assertTrue(!exact.matches("GET", "/login"));
+        assertTrue(!exact.matches("POST", "/login/"));
+        assertTrue(Route.of("/*", "p").matches("DELETE", "/anything"));
+    }
+
+    @Test
+    void policyName_mustBePrintableAscii() {
+        assertThrows(IllegalArgumentException.class, () -> RateLimitPolicy.of("lög\u00e9", LimitSpec.concurrency(1)));
+        assertThrows(IllegalArgumentException.class, () -> RateLimitPolicy.of("", LimitSpec.concurrency(1)));
+    }
+
+    @Test
+    void windowSeconds_perAlgorithm() {
+        assertEquals(60, Responses.windowSeconds(LimitSpec.fixedWindow(1, Duration.ofMinutes(1))));
+        assertEquals(2, Responses.windowSeconds(LimitSpec.slidingLog(1, Duration.ofMillis(1_001))));
+        assertEquals(15, Responses.windowSeconds(LimitSpec.tokenBucket(10, 2, Duration.ofSeconds(3))));
+        assertEquals(2, Responses.windowSeconds(LimitSpec.gcra(10, Duration.ofSeconds(1), 15))); // 1.5 s rounded up
+        assertEquals(-1, Responses.windowSeconds(LimitSpec.concurrency(3)));
+    }
+
+    @Test
+    void policyNameWithQuote_escapedInHeader() {
+        assertEquals("\"a\\\"b\";q=3", Responses.policyField(RateLimitPolicy.of("a\"b", LimitSpec.concurrency(3))));
+    }
+}

@@ -1,0 +1,63 @@
+package dev.sluice.servlet;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+final class TrustedProxiesTest {
+    private final TrustedProxies proxies = TrustedProxies.of("10.0.0.0/8", "192.168.1.1", "fd00::/8");
+
+    @Test
+    void isTrusted_addressesAndRanges() {
+        assertTrue(proxies.isTrusted("10.255.0.1"));
+        assertTrue(proxies.isTrusted("192.168.1.1"));
+        assertFalse(proxies.isTrusted("192.168.1.2"));
+        assertTrue(proxies.isTrusted("fd12::1"));
+        assertFalse(proxies.isTrusted("fe80::1"));
+        assertFalse(proxies.isTrusted("11.0.0.1"));
+        assertFalse(proxies.isTrusted("localhost")); // names are never resolved
+        assertFalse(TrustedProxies.none().isTrusted("10.0.0.1"));
+    }
+
+    @Test
+    void of_refusesHostNamesAndBadPrefixes() {
+        assertThrows(IllegalArgumentException.class, () -> TrustedProxies.of("proxy.example.com"));
+        assertThrows(IllegalArgumentException.class, () -> TrustedProxies.of("10.0.0.0/33"));
+        assertThrows(IllegalArgumentException.class, () -> TrustedProxies.of("10.0.0.0/x"));
+        assertThrows(IllegalArgumentException.class, () -> TrustedProxies.of("256.0.0.1"));
+        assertEquals("trusted proxy must be an IP address or CIDR range (e.g. 10.0.0.7, 10.0.0.0/8, ::1), was 'x'",
+                assertThrows(IllegalArgumentException.class, () -> TrustedProxies.of("x")).getMessage());
+    }
+
+    @Test
+    void clientAddress_untrustedPeer_ignoresForwardedFor() {
+        assertEquals("1.2.3.4", proxies.clientAddress("1.2.3.4", List.of("9.9.9.9")));
+    }
+
+    @Test
+    void clientAddress_trustedPeer_rightMostUntrusted() {
+        assertEquals("5.6.7.8", proxies.clientAddress("10.0.0.1", List.of("1.1.1.1, 5.6.7.8, 10.0.0.2")));
+        assertEquals("5.6.7.8", proxies.clientAddress("10.0.0.1", List.of("1.1.1.1", "5.6.7.8:4711", "192.168.1.1")));
+        assertEquals("2001:db8:0:0:0:0:0:1", proxies.clientAddress("10.0.0.1", List.of("[2001:DB8:0::1]:443")));
+    }
+
+    @Test
+    void clientAddress_allTrusted_leftMost() {
+        assertEquals("10.0.0.3", proxies.clientAddress("10.0.0.1", List.of("10.0.0.3, 10.0.0.2")));
+    }
+
+    @Test
+    void clientAddress_noForwardedFor_peer() {
+        assertEquals("10.0.0.1", proxies.clientAddress("10.0.0.1", List.of()));
+        assertEquals("10.0.0.1", proxies.clientAddress("10.0.0.1", List.of(" , ")));
+    }
+
+    @Test
+    void clientAddress_garbageEntry_usedAsIsSinceUntrusted() {
+        assertEquals("unknown", proxies.clientAddress("10.0.0.1", List.of("1.1.1.1, unknown")));
+    }
+}
