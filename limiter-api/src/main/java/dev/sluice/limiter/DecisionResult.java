@@ -4,7 +4,10 @@ package dev.sluice.limiter;
 public enum DecisionResult {
     GRANTED,
     REFUSED,
-    /** The store gave no decision and the failure mode decided (granted or refused). */
+    /**
+     * The store gave no decision in time: the failure mode granted or refused (a degraded lease), or,
+     * under {@link FailureMode#THROW}, the call failed with {@link DecisionUnavailableException}.
+     */
     DEGRADED;
 
     /** The lowercase tag value, e.g. {@code "granted"}. */

@@ -15,7 +15,10 @@ public interface Lease extends AutoCloseable {
     /** True if the permits were granted. */
     boolean isAcquired();
 
-    /** Permits still available right after this decision, as the store saw them. */
+    /**
+     * Permits still available right after this decision, as the store saw them; 0 for a
+     * {@linkplain #isDegraded() degraded} lease, where nothing is known.
+     */
     long remaining();
 
     /** The limit the decision was made against. */
@@ -27,7 +30,10 @@ public interface Lease extends AutoCloseable {
      */
     Optional<Duration> retryAfter();
 
-    /** How long until the limiter is back to its full capacity if no one else asks. */
+    /**
+     * How long until the limiter is back to its full capacity if no one else asks; zero for a degraded
+     * lease, where nothing is known.
+     */
     Duration resetAfter();
 
     /** True if the store could not decide and the limiter's {@link FailureMode} decided instead. */
