@@ -1,5 +1,6 @@
 package dev.sluice.jcache;
 
+import dev.sluice.limiter.Keys;
 import dev.sluice.limiter.LimitSpec;
 import dev.sluice.limiter.RateLimiters;
 import dev.sluice.limiter.spi.Algorithms;
@@ -95,7 +96,9 @@ public final class JCacheRateLimiters {
 
     /**
      * The cache {@code name} of {@code manager}, created with {@link #configuration} if it does not exist
-     * (an existing cache is returned as it is). Store-by-reference is used where the provider supports it
+     * (an existing cache is returned as it is). Replicas share budgets only if they reach the same cache:
+     * the same name, and on Hazelcast a manager with the same URI and class loader, since Hazelcast scopes
+     * cache names by both. Store-by-reference is used where the provider supports it
      * (in-process providers: no copy per decision, safe because steps never modify a state in place),
      * store-by-value elsewhere.
      *
@@ -123,16 +126,18 @@ public final class JCacheRateLimiters {
     }
 
     /**
-     * The longest time any of {@code specs}' state can matter after a write: the smallest expiry a cache
+     * The longest time the state of any of the given specs can matter after a write: the smallest expiry a cache
      * holding them may have. A window for windows (two for the sliding counter), the time to refill for
      * token buckets and GCRA, the lease duration for concurrency limiters.
      */
-    public static Duration maxStateLifetime(LimitSpec... specs) {
+    public static Duration maxStateLifetime(LimitSpec spec, LimitSpec... more) {
+        Objects.requireNonNull(more, "more");
         long max = 0;
-        for (LimitSpec spec : specs) {
-            Objects.requireNonNull(spec, "spec");
+        for (int i = -1; i < more.length; i++) {
+            LimitSpec s = i < 0 ? spec : more[i];
+            Objects.requireNonNull(s, "spec");
             // From no state at an epoch-aligned instant, taking the whole limit gives the longest lifetime.
-            max = Math.max(max, Algorithms.acquire(spec, null, 0, spec.limit()).ttlMillis());
+            max = Math.max(max, Algorithms.acquire(s, null, 0, s.limit()).ttlMillis());
         }
         return Duration.ofMillis(max);
     }
@@ -171,9 +176,13 @@ public final class JCacheRateLimiters {
             this.cache = cache;
         }
 
-        /** The prefix of every key; default {@value RateLimiterRuntime#DEFAULT_KEY_PREFIX}. */
+        /**
+         * The prefix of every key; default {@value RateLimiterRuntime#DEFAULT_KEY_PREFIX}.
+         *
+         * @throws IllegalArgumentException if it is empty or holds control characters
+         */
         public Builder keyPrefix(String keyPrefix) {
-            this.keyPrefix = Objects.requireNonNull(keyPrefix, "keyPrefix");
+            this.keyPrefix = Keys.checkName("keyPrefix", keyPrefix);
             return this;
         }
 

@@ -38,7 +38,8 @@ final class JCacheHazelcastContractTest extends JCacheContractSuite {
             members.add(Hazelcast.newHazelcastInstance(memberConfig(FIRST_PORT + i, i + 1)));
         }
         // The standard path for the first member; a provider bound to the instance for the second, since one
-        // provider object keeps one manager per (URI, class loader).
+        // provider object keeps one manager per (URI, class loader). Another URI is no way out: Hazelcast
+        // scopes cache names by URI, so a manager on URI "x" sees another cache (tried: 200 admitted of 100).
         CachingProvider provider = Caching.getCachingProvider(PROVIDER);
         CacheManager first = provider.getCacheManager(provider.getDefaultURI(), provider.getDefaultClassLoader(),
                 HazelcastCachingProvider.propertiesByInstanceItself(members.get(0)));
