@@ -28,9 +28,10 @@ import javax.cache.expiry.ModifiedExpiryPolicy;
  * RateLimiters limiters = JCacheRateLimiters.create(cache);
  * }</pre>
  *
- * <p><b>Values.</b> The cache maps keys to {@code long[]}: the shared algorithms' state, which every
- * provider copies or serializes natively (Caffeine clones primitive arrays, Hazelcast has a built-in
- * serializer), so no Java serialization and no class of Sluice's is needed to read a value.
+ * <p><b>Values.</b> The cache maps keys to {@code long[]}: the shared algorithms' state, which providers
+ * copy or serialize cheaply (Caffeine clones primitive arrays, Hazelcast has a built-in serializer), and
+ * which any node can read without Sluice's classes. A {@code Serializable} holder class would cost Java
+ * serialization on Hazelcast and a class on every member's classpath, for no gain.
  *
  * <p><b>Time.</b> Each decision reads the clock of the node that runs the processor,
  * {@link System#currentTimeMillis()} unless a {@link Builder#clock clock} is set for tests. The state
@@ -43,6 +44,11 @@ import javax.cache.expiry.ModifiedExpiryPolicy;
  * processor's read counts as an access. On providers that evict by count (Hazelcast's JCache: LRU beyond
  * 10,000 entries by default), an evicted key's budget starts over: size the cache for every key that can
  * be live within one state lifetime.
+ *
+ * <p><b>Durability.</b> {@link dev.sluice.limiter.Durability} is ignored: the cache's own configuration
+ * decides backups (Hazelcast's JCache: one synchronous backup by default, which receives the computed
+ * entry; the step is not run again). A failed {@code invoke} is never retried, since a remote provider
+ * may have applied it.
  *
  * <p><b>Threads.</b> {@code tryAcquire} runs {@code invoke} in the calling thread on in-process providers
  * (Caffeine), otherwise on the executor with the caller waiting at most its decision timeout;
