@@ -1,0 +1,45 @@
+package dev.sluice.it.jcache;
+
+import dev.sluice.it.contract.Backend;
+import dev.sluice.jcache.JCacheRateLimiters;
+import dev.sluice.limiter.local.ManualClock;
+import java.time.Duration;
+import java.util.List;
+import javax.cache.Cache;
+import javax.cache.CacheManager;
+import javax.cache.Caching;
+import javax.cache.spi.CachingProvider;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+
+/** The contract suite on Ehcache 3's JCache provider (heap only; two replicas share one cache). */
+final class JCacheEhcacheContractTest extends JCacheContractSuite {
+    static final String PROVIDER = "org.ehcache.jsr107.EhcacheCachingProvider";
+
+    private static CacheManager manager;
+    private static Cache<String, long[]> cache;
+    private static Backend backend;
+
+    @BeforeAll
+    static void start() {
+        CachingProvider provider = Caching.getCachingProvider(PROVIDER);
+        manager = provider.getCacheManager();
+        cache = JCacheRateLimiters.createCache(manager, "sluice-ehcache-contract", Duration.ofDays(1));
+        backend = backend("jcache-ehcache", new ManualClock(), List.of(cache, cache), () -> manager.destroyCache(cache.getName()));
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        backend.close();
+    }
+
+    @Override
+    protected Backend backend() {
+        return backend;
+    }
+
+    @Override
+    protected Cache<String, long[]> cache() {
+        return cache;
+    }
+}

@@ -1,0 +1,143 @@
+package dev.sluice.jcache;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sluice.limiter.Durability;
+import dev.sluice.limiter.LimitSpec;
+import dev.sluice.limiter.local.ManualClock;
+import dev.sluice.limiter.spi.Op;
+import dev.sluice.limiter.spi.StepRequest;
+import dev.sluice.limiter.spi.Verdict;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.ObjectInputStream;
+import java.io.ObjectOutputStream;
+import java.time.Duration;
+import java.util.stream.Stream;
+import javax.cache.processor.MutableEntry;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** The wire forms: the spec codec and the processor's Java serialization, and the processor's writes. */
+final class JCacheProcessorTest {
+
+    static Stream<LimitSpec> specs() {
+        return Stream.of(
+                LimitSpec.fixedWindow(7, Duration.ofSeconds(3)),
+                LimitSpec.slidingWindow(7, Duration.ofSeconds(6), 3),
+                LimitSpec.slidingLog(7, Duration.ofSeconds(3)),
+                LimitSpec.slidingCounter(7, Duration.ofSeconds(3)),
+                LimitSpec.tokenBucket(7, 2, Duration.ofSeconds(3)),
+                LimitSpec.gcra(2, Duration.ofSeconds(3), 7),
+                LimitSpec.concurrency(7, Duration.ofSeconds(3)));
+    }
+
+    @ParameterizedTest
+    @MethodSource("specs")
+    void specCodec_roundTrip_givesAnEqualSpec(LimitSpec spec) {
+        long[] w = SpecCodec.encode(spec);
+        assertEquals(spec, SpecCodec.decode(w[0], w[1], w[2], w[3]));
+    }
+
+    @Test
+    void specCodec_unknownAlgorithm_throws() {
+        assertThrows(IllegalArgumentException.class, () -> SpecCodec.decode(99, 1, 1, 1));
+    }
+
+    /** A processor that crossed Java serialization decides exactly like the one that did not. */
+    @ParameterizedTest
+    @MethodSource("specs")
+    void processor_afterJavaSerialization_decidesTheSame(LimitSpec spec) throws Exception {
+        ManualClock clock = new ManualClock();
+        ProcessorClocks.register("processor-test", clock);
+        try {
+            StepRequest request = new StepRequest("k", spec, Op.ACQUIRE, 3, 0, Durability.REPLICATED);
+            StepProcessor local = new StepProcessor(request, "processor-test");
+            StepProcessor copy = roundTrip(local);
+            Entry a = new Entry(null);
+            Entry b = new Entry(null);
+            long[] first = local.process(a);
+            long[] second = copy.process(b);
+            if (!(spec instanceof LimitSpec.Concurrency)) { // lease ids are random
+                assertArrayEquals(first, second);
+            }
+            assertArrayEquals(a.value, b.value);
+            assertTrue(StepProcessor.verdictOf(first).granted());
+        } finally {
+            ProcessorClocks.unregister("processor-test");
+        }
+    }
+
+    @Test
+    void processor_refusal_writesNothing() {
+        LimitSpec spec = LimitSpec.fixedWindow(1, Duration.ofMinutes(1));
+        StepRequest request = new StepRequest("k", spec, Op.ACQUIRE, 1, 0, Durability.REPLICATED);
+        Entry entry = new Entry(null);
+        new StepProcessor(request, null).process(entry);
+        long[] stored = entry.value;
+        entry.writes = 0;
+        Verdict refused = StepProcessor.verdictOf(new StepProcessor(request, null).process(entry));
+        assertEquals(false, refused.granted());
+        assertEquals(0, entry.writes);
+        assertTrue(stored == entry.value);
+    }
+
+    @Test
+    void processor_unregisteredClock_throwsNamingIt() {
+        StepRequest request = new StepRequest("k", LimitSpec.fixedWindow(1, Duration.ofMinutes(1)), Op.ACQUIRE, 1, 0,
+                Durability.REPLICATED);
+        IllegalStateException e = assertThrows(IllegalStateException.class,
+                () -> new StepProcessor(request, "nowhere").process(new Entry(null)));
+        assertTrue(e.getMessage().contains("'nowhere'"), e.getMessage());
+    }
+
+    @Test
+    void verdictOf_wrongShape_throws() {
+        assertThrows(IllegalStateException.class, () -> StepProcessor.verdictOf(null));
+        assertThrows(IllegalStateException.class, () -> StepProcessor.verdictOf(new long[2]));
+    }
+
+    @Test
+    void clocks_anotherClockUnderATakenName_throws() {
+        ManualClock clock = new ManualClock();
+        ProcessorClocks.register("taken", clock);
+        try {
+            ProcessorClocks.register("taken", clock); // the same clock again is allowed
+            IllegalStateException e = assertThrows(IllegalStateException.class,
+                    () -> ProcessorClocks.register("taken", new ManualClock()));
+            assertTrue(e.getMessage().contains("'taken'"), e.getMessage());
+        } finally {
+            ProcessorClocks.unregister("taken");
+        }
+    }
+
+    private static StepProcessor roundTrip(StepProcessor p) throws Exception {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try (ObjectOutputStream out = new ObjectOutputStream(bytes)) {
+            out.writeObject(p);
+        }
+        try (ObjectInputStream in = new ObjectInputStream(new ByteArrayInputStream(bytes.toByteArray()))) {
+            return (StepProcessor) in.readObject();
+        }
+    }
+
+    private static final class Entry implements MutableEntry<String, long[]> {
+        long[] value;
+        int writes;
+
+        Entry(long[] value) {
+            this.value = value;
+        }
+
+        @Override public boolean exists() { return value != null; }
+        @Override public void remove() { value = null; writes++; }
+        @Override public void setValue(long[] v) { value = v; writes++; }
+        @Override public String getKey() { return "k"; }
+        @Override public long[] getValue() { return value; }
+        @Override public <T> T unwrap(Class<T> clazz) { throw new IllegalArgumentException(); }
+    }
+}
