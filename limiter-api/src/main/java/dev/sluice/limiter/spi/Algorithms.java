@@ -120,7 +120,8 @@ public final class Algorithms {
         if (spec instanceof LimitSpec.SlidingCounter) return SLIDING_COUNTER;
         if (spec instanceof LimitSpec.TokenBucket) return TOKEN_BUCKET;
         if (spec instanceof LimitSpec.Gcra) return GCRA;
-        return CONCURRENCY;
+        if (spec instanceof LimitSpec.Concurrency) return CONCURRENCY;
+        throw new IllegalArgumentException("unknown spec type " + spec.getClass().getName());
     }
 
     /** The algorithm id stored in a state's header, or -1 if the words are not Sluice state. */
