@@ -27,6 +27,11 @@ final class TestCluster implements AutoCloseable {
         this.basePort = basePort;
     }
 
+    /** A cluster with no member yet. */
+    static TestCluster empty(String name, int basePort) {
+        return new TestCluster(name, basePort);
+    }
+
     /** {@code size} members with Sluice configured; {@code clock} (nullable) replaces cluster time. */
     static TestCluster start(String name, int basePort, int size, InstantSource clock) {
         TestCluster cluster = new TestCluster(name, basePort);
