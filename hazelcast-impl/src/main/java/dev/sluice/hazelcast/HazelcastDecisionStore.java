@@ -49,18 +49,36 @@ import java.util.concurrent.TimeoutException;
 final class HazelcastDecisionStore implements DecisionStore {
     private final HazelcastInstance instance;
     private final String mapName;
-    private final IMap<String, long[]> replicated;
-    private final IMap<String, long[]> ephemeral;
+    private volatile IMap<String, long[]> replicated;
+    private volatile IMap<String, long[]> ephemeral;
 
     HazelcastDecisionStore(HazelcastInstance instance, String mapName) {
         this.instance = instance;
         this.mapName = mapName;
-        this.replicated = instance.getMap(mapName);
-        this.ephemeral = instance.getMap(SluiceHazelcast.ephemeralMapName(mapName));
+    }
+
+    /**
+     * The map for a request's durability. Looked up on first use, not at creation: a client started
+     * with {@code asyncStart} cannot create a map proxy while it is offline, and that must fail one
+     * decision (which then follows its failure mode), not the creation of the limiters.
+     */
+    private IMap<String, long[]> map(Durability durability) {
+        if (durability == Durability.EPHEMERAL) {
+            IMap<String, long[]> map = ephemeral;
+            if (map == null) {
+                ephemeral = map = instance.getMap(SluiceHazelcast.ephemeralMapName(mapName));
+            }
+            return map;
+        }
+        IMap<String, long[]> map = replicated;
+        if (map == null) {
+            replicated = map = instance.getMap(mapName);
+        }
+        return map;
     }
 
     private IMap<String, long[]> map(StepRequest request) {
-        return request.durability() == Durability.EPHEMERAL ? ephemeral : replicated;
+        return map(request.durability());
     }
 
     @Override
@@ -170,7 +188,7 @@ final class HazelcastDecisionStore implements DecisionStore {
         List<CompletableFuture<WireVerdict>> probes = new ArrayList<>();
         try {
             for (String key : probeKeys()) {
-                probes.add(replicated.submitToKey(key, new ProbeProcessor()).toCompletableFuture());
+                probes.add(map(Durability.REPLICATED).submitToKey(key, new ProbeProcessor()).toCompletableFuture());
             }
             long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
             for (CompletableFuture<WireVerdict> probe : probes) {
