@@ -55,11 +55,14 @@ final class HazelcastClusterTest {
         return what + "-" + UUID.randomUUID();
     }
 
-    /** Idle keys vanish by their TTL; there is no sweeper. Expiry runs on the members' own clocks. */
+    /**
+     * Idle keys vanish by their TTL; there is no sweeper. Expiry runs on the members' own clocks. A
+     * sliding log's TTL is exactly its window from the grant (a fixed window's may be a few ms).
+     */
     @Test
     @Order(1)
     void idleState_disappearsFromTheMapAfterItsTtl() {
-        RateLimiter limiter = limiters.get(0).limiter(unique("idle"), LimitSpec.fixedWindow(5, Duration.ofMillis(300)),
+        RateLimiter limiter = limiters.get(0).limiter(unique("idle"), LimitSpec.slidingLog(5, Duration.ofSeconds(1)),
                 OPTIONS);
         assertTrue(limiter.tryAcquire(1).isAcquired());
         var map = cluster.members.get(1).getMap("sluice");
