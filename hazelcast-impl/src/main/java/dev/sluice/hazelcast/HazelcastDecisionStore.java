@@ -25,8 +25,12 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Runs each step as a {@link StepProcessor} on the key's partition owner, in the map chosen by the
@@ -52,9 +56,34 @@ final class HazelcastDecisionStore implements DecisionStore {
     private volatile IMap<String, long[]> replicated;
     private volatile IMap<String, long[]> ephemeral;
 
+    private final ExecutorService callbacks;
+
     HazelcastDecisionStore(HazelcastInstance instance, String mapName) {
         this.instance = instance;
         this.mapName = mapName;
+        int id = STORES.incrementAndGet();
+        AtomicInteger threads = new AtomicInteger();
+        this.callbacks = Executors.newFixedThreadPool(Math.max(2, Runtime.getRuntime().availableProcessors()), r -> {
+            Thread t = new Thread(r, "sluice-hazelcast-" + id + "-callback-" + threads.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    private static final AtomicInteger STORES = new AtomicInteger();
+
+    /**
+     * Hazelcast completes futures on partition and response threads, which must never block: callers'
+     * callbacks run on this store's own small pool instead (never the common pool).
+     */
+    @Override
+    public Executor callbackExecutor() {
+        return callbacks;
+    }
+
+    @Override
+    public void close() {
+        callbacks.shutdown();
     }
 
     /**

@@ -4,11 +4,13 @@ import dev.sluice.limiter.LimiterOptions;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.BiConsumer;
 
 /**
  * Obtains one verdict from the store within a deadline, retrying retryable failures with randomized,
@@ -28,8 +30,13 @@ final class Decider {
         this.scheduler = scheduler;
     }
 
+    /**
+     * A step's own rejection of its input: exactly {@link IllegalArgumentException} or
+     * {@link IllegalStateException}, not their many subclasses that infrastructure throws for transient
+     * trouble (a client offline, an instance shutting down).
+     */
     static boolean isUsageError(Throwable t) {
-        return t instanceof IllegalArgumentException || t instanceof IllegalStateException;
+        return t.getClass() == IllegalArgumentException.class || t.getClass() == IllegalStateException.class;
     }
 
     /** Blocks for a verdict; throws the last failure (a {@link TimeoutException} when time ran out). */
@@ -65,8 +72,11 @@ final class Decider {
     CompletableFuture<Verdict> decideAsync(StepRequest request, LimiterOptions options) {
         CompletableFuture<Verdict> result = new CompletableFuture<>();
         long deadline = System.nanoTime() + options.decisionTimeout().toNanos();
-        ScheduledFuture<?> timeout = scheduler.schedule(
-                () -> result.completeExceptionally(new TimeoutException("no verdict within " + options.decisionTimeout())),
+        Executor callbacks = store.callbackExecutor();
+        Runnable expire = () -> result.completeExceptionally(
+                new TimeoutException("no verdict within " + options.decisionTimeout()));
+        // The scheduler thread must stay free for deadlines: callers' callbacks run where the store says.
+        ScheduledFuture<?> timeout = scheduler.schedule(callbacks == null ? expire : () -> callbacks.execute(expire),
                 options.decisionTimeout().toNanos(), TimeUnit.NANOSECONDS);
         result.whenComplete((v, t) -> timeout.cancel(false));
         attempt(request, options, result, deadline, 0);
@@ -84,7 +94,7 @@ final class Decider {
         } catch (RuntimeException e) {
             step = CompletableFuture.failedFuture(e);
         }
-        step.whenComplete((verdict, error) -> {
+        BiConsumer<Verdict, Throwable> onStep = (verdict, error) -> {
             if (error == null) {
                 result.complete(verdict);
                 return;
@@ -101,7 +111,13 @@ final class Decider {
             } catch (RuntimeException rejected) { // the runtime is shutting down
                 result.completeExceptionally(failure);
             }
-        });
+        };
+        Executor callbacks = store.callbackExecutor();
+        if (callbacks == null) {
+            step.whenComplete(onStep);
+        } else {
+            step.whenCompleteAsync(onStep, callbacks);
+        }
     }
 
     /** A randomized pause before retry {@code attempt + 1}, or -1 if none fits before the deadline. */

@@ -2,6 +2,7 @@ package dev.sluice.limiter.spi;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -42,6 +43,16 @@ public interface DecisionStore extends AutoCloseable {
      */
     default boolean isRetryable(Throwable failure) {
         return false;
+    }
+
+    /**
+     * Where the runtime continues after a step completes, and so where callers' futures complete, or
+     * {@code null} (the default) to continue on the thread that completed the step. A store whose
+     * futures complete on threads that must never block (a Hazelcast partition or response thread)
+     * returns an executor it owns, so a caller's blocking callback cannot stall the store.
+     */
+    default Executor callbackExecutor() {
+        return null;
     }
 
     /** Releases what the store itself owns (never the user's cluster or cache). */
