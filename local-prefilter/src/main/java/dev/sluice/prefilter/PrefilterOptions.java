@@ -44,6 +44,7 @@ public final class PrefilterOptions {
         return DEFAULTS;
     }
 
+    /** A builder starting from the defaults. */
     public static Builder builder() {
         return new Builder();
     }
@@ -63,6 +64,7 @@ public final class PrefilterOptions {
         return b;
     }
 
+    /** What is answered locally. */
     public PrefilterMode mode() { return mode; }
 
     /** The most keys held locally (refusals and allowances together). */
@@ -86,6 +88,7 @@ public final class PrefilterOptions {
     /** Runs the cache's maintenance. */
     public Executor executor() { return executor; }
 
+    /** The listeners, in the order added. */
     public List<PrefilterListener> listeners() { return listeners; }
 
     @Override
@@ -184,6 +187,7 @@ public final class PrefilterOptions {
             return this;
         }
 
+        /** The options as set. */
         public PrefilterOptions build() {
             return new PrefilterOptions(this);
         }

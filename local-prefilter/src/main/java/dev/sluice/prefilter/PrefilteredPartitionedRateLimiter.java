@@ -57,6 +57,9 @@ final class PrefilteredPartitionedRateLimiter<P> implements PartitionedRateLimit
 
     @Override
     public CompletableFuture<Lease> acquireAsync(P partition, long permits) {
+        if (closed) {
+            return limiter.acquireAsync(partition, permits).thenApply(PrefilterLeases.Store::new); // refused by the closed limiter
+        }
         return prefilter.acquireAsync(limiter.keyOf(partition), remote(partition), permits);
     }
 

@@ -55,19 +55,27 @@ final class RefusalCacheTest {
         return PrefilterOptions.builder().ticker(Workloads.ticker(clock));
     }
 
+    /**
+     * At 10× the limit an exact cache cannot save 90% of the calls: 10% of the requests are grants, and every
+     * grant must reach the store. It saves nearly all refusals instead: one refusal per window reaches the
+     * store for window algorithms, about one per grant for steady-rate ones (each refusal's retry-after is the
+     * next permit).
+     */
     @ParameterizedTest
     @MethodSource("specs")
     void tryAcquire_tenTimesTheLimit_decidesExactlyAsTheStoreWithFarFewerCalls(LimitSpec spec) {
         Workloads.Comparison c = Workloads.compareRefusalCache(spec, 10, 5, clock);
         assertEquals(c.plain(), c.wrapped(), "decisions (granted/refused, retryAfter) must be identical");
-        // An exact cache must still send every grant to the store; it may save refusals only.
+        assertEquals(c.requests(), c.plainCalls());
         long refused = c.requests() - c.granted();
         long refusalHops = c.wrappedCalls() - c.granted();
-        assertTrue(c.wrappedCalls() <= c.granted() + refused / 10 + 10 || Workloads.isSteadyRate(spec),
-                () -> "window algorithms: at most 10% of refusals reach the store, " + c);
-        // Steady-rate algorithms (token bucket, GCRA) free one permit at a time: at most one refusal hop per grant.
-        assertTrue(refusalHops <= c.granted() + 5, () -> c.toString());
-        assertEquals(c.requests(), c.plainCalls());
+        assertTrue(refusalHops <= refused * 0.12, () -> "at least 88% of refusals answered locally: " + c);
+        if (Workloads.isWindowed(spec)) {
+            assertTrue(refusalHops <= 5, () -> "one refusal per window reaches the store: " + c);
+            assertTrue(c.reduction() >= 0.89, () -> c.toString());
+        } else {
+            assertTrue(c.reduction() >= 0.78, () -> c.toString());
+        }
     }
 
     @ParameterizedTest
@@ -75,11 +83,7 @@ final class RefusalCacheTest {
     void tryAcquire_twentyTimesTheLimit_storeSeesAtLeast90PercentFewerCalls(LimitSpec spec) {
         Workloads.Comparison c = Workloads.compareRefusalCache(spec, 20, 5, clock);
         assertEquals(c.plain(), c.wrapped());
-        if (!Workloads.isSteadyRate(spec)) {
-            assertTrue(c.reduction() >= 0.90, () -> c.toString());
-        } else {
-            assertTrue(c.reduction() >= 0.85, () -> c.toString());
-        }
+        assertTrue(c.reduction() >= (Workloads.isSteadyRate(spec) ? 0.89 : 0.90), () -> c.toString());
     }
 
     @ParameterizedTest

@@ -27,6 +27,12 @@ final class Workloads {
                 LimitSpec.gcra(10, Duration.ofSeconds(1), 10));
     }
 
+    /** Algorithms whose refusals last until a window (or its oldest entry) ends. */
+    static boolean isWindowed(LimitSpec spec) {
+        return spec instanceof LimitSpec.FixedWindow || spec instanceof LimitSpec.SlidingWindow
+                || spec instanceof LimitSpec.SlidingLog;
+    }
+
     static boolean isSteadyRate(LimitSpec spec) {
         return spec instanceof LimitSpec.TokenBucket || spec instanceof LimitSpec.Gcra;
     }
