@@ -1,7 +1,7 @@
 package dev.sluice.it;
 
 import dev.sluice.it.contract.Backend;
-import dev.sluice.it.contract.QueueContract;
+import dev.sluice.it.contract.ContractSuite;
 import dev.sluice.limiter.RateLimiters;
 import dev.sluice.limiter.local.LocalRateLimiters;
 import dev.sluice.limiter.local.ManualClock;
@@ -10,7 +10,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
 /** The contract suite on the in-process backend. */
-final class InProcessContractTest extends QueueContract {
+final class InProcessContractTest extends ContractSuite {
     private static Backend backend;
 
     @BeforeAll

@@ -2,233 +2,164 @@ package dev.sluice.it.contract;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sluice.limiter.Lease;
 import dev.sluice.limiter.LimitSpec;
 import dev.sluice.limiter.LimiterOptions;
+import dev.sluice.limiter.QueueOrder;
 import dev.sluice.limiter.RateLimiter;
-import dev.sluice.limiter.RateLimiters;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The semantics every backend honours. A backend's test class extends this and supplies a started
- * {@link Backend}; every test runs unchanged against it.
+ * The local queue over a real backend: order, limits in permits, cancellation, bounded waits. The fake
+ * clock decides when the store grants; a 2 ms poll interval makes the queue ask again promptly.
  */
-public abstract class ContractSuite {
+public abstract class ContractSuite extends CoreContract {
 
-    /** The backend under test, started once for the class. */
-    protected abstract Backend backend();
-
-    static Stream<LimitSpec> limit100() {
-        return Specs.withLimit(100).stream();
+    private RateLimiter queued(LimitSpec spec, long queueLimit, QueueOrder order) {
+        return backend().limiters().limiter(unique("queue"), spec, LimiterOptions.builder().queueLimit(queueLimit)
+                .queueOrder(order).pollInterval(Duration.ofMillis(2)).decisionTimeout(Duration.ofSeconds(10)).build());
     }
 
-    static Stream<LimitSpec> limit5() {
-        return Specs.withLimit(5).stream();
-    }
+    private static final LimitSpec ONE_PER_MINUTE = LimitSpec.fixedWindow(1, Duration.ofMinutes(1));
 
-    static Stream<LimitSpec> timedLimit5() {
-        return Specs.timedWithLimit(5).stream();
-    }
-
-    protected static String unique(String what) {
-        return what + "-" + UUID.randomUUID();
-    }
-
-    protected RateLimiter limiter(RateLimiters limiters, String name, LimitSpec spec) {
-        return limiters.limiter(name, spec, LimiterOptions.builder().decisionTimeout(Duration.ofSeconds(10)).build());
-    }
-
-    /** 1,000 acquisitions from 32 threads over every replica: exactly the limit is granted. */
-    @ParameterizedTest
-    @MethodSource("limit100")
-    void tryAcquire_heavyConcurrencyFromEveryReplica_grantsExactlyTheLimit(LimitSpec spec) throws Exception {
-        String name = unique("exact");
-        List<RateLimiter> limiters = backend().replicas().stream().map(r -> limiter(r, name, spec)).toList();
-        ExecutorService pool = Executors.newFixedThreadPool(32);
-        AtomicInteger granted = new AtomicInteger();
-        CountDownLatch start = new CountDownLatch(1);
-        List<Future<?>> futures = new ArrayList<>();
-        try {
-            for (int t = 0; t < 32; t++) {
-                int thread = t;
-                futures.add(pool.submit(() -> {
-                    start.await();
-                    for (int i = thread; i < 1_000; i += 32) {
-                        Lease lease = limiters.get(i % limiters.size()).tryAcquire(1);
-                        if (lease.isAcquired()) {
-                            granted.incrementAndGet();
-                        }
-                    }
-                    return null;
-                }));
-            }
-            start.countDown();
-            for (Future<?> f : futures) {
-                f.get(2, TimeUnit.MINUTES);
-            }
-        } finally {
-            pool.shutdownNow();
-        }
-        assertEquals(100, granted.get(), spec.algorithm() + " on " + backend().name());
-        // Concurrency: the 100 leases are still held, so nothing more fits.
-        assertFalse(limiters.get(0).tryAcquire(1).isAcquired());
-    }
-
-    @ParameterizedTest
-    @MethodSource("limit5")
-    void tryAcquire_zeroPermits_probesWithoutConsuming(LimitSpec spec) {
-        RateLimiter limiter = limiter(backend().limiters(), unique("probe"), spec);
-        for (int i = 0; i < 10; i++) {
-            assertTrue(limiter.tryAcquire(0).isAcquired(), "probe " + i);
-        }
-        assertEquals(5, limiter.tryAcquire(0).remaining());
-        for (int i = 0; i < 5; i++) {
-            assertTrue(limiter.tryAcquire(1).isAcquired(), "acquire " + i);
-        }
-        Lease probe = limiter.tryAcquire(0);
-        assertFalse(probe.isAcquired());
-        assertEquals(0, probe.remaining());
-    }
-
-    @ParameterizedTest
-    @MethodSource("limit5")
-    void tryAcquire_permitsOutOfRange_throwsNamingValueAndBound(LimitSpec spec) {
-        RateLimiter limiter = limiter(backend().limiters(), unique("range"), spec);
-        IllegalArgumentException negative = assertThrows(IllegalArgumentException.class, () -> limiter.tryAcquire(-1));
-        assertTrue(negative.getMessage().contains("-1") && negative.getMessage().contains("5"), negative.getMessage());
-        IllegalArgumentException tooMany = assertThrows(IllegalArgumentException.class, () -> limiter.tryAcquire(6));
-        assertTrue(tooMany.getMessage().contains("6") && tooMany.getMessage().contains("5"), tooMany.getMessage());
-        assertThrows(IllegalArgumentException.class, () -> limiter.acquireAsync(6));
-        assertEquals(5, limiter.tryAcquire(0).remaining(), "a rejected call consumed nothing");
-    }
-
-    /** The same request fails one millisecond before {@code retryAfter} and succeeds at it. */
-    @ParameterizedTest
-    @MethodSource("timedLimit5")
-    void tryAcquire_overLimit_retryAfterIsExact(LimitSpec spec) {
-        RateLimiter limiter = limiter(backend().limiters(), unique("retry"), spec);
-        for (int i = 0; i < 5; i++) {
-            assertTrue(limiter.tryAcquire(1).isAcquired());
-        }
-        Lease refused = limiter.tryAcquire(1);
-        assertFalse(refused.isAcquired());
-        Duration retryAfter = refused.retryAfter().orElseThrow();
-        assertTrue(retryAfter.toMillis() > 0, retryAfter.toString());
-        backend().clock().advance(retryAfter.minusMillis(1));
-        assertFalse(limiter.tryAcquire(1).isAcquired(), "one millisecond early");
-        backend().clock().advance(Duration.ofMillis(1));
-        assertTrue(limiter.tryAcquire(1).isAcquired(), "at retryAfter");
-    }
-
-    @ParameterizedTest
-    @MethodSource("limit5")
-    void tryAcquire_differentKeys_haveSeparateBudgets(LimitSpec spec) {
-        RateLimiters limiters = backend().limiters();
-        RateLimiter a = limiter(limiters, unique("a"), spec);
-        RateLimiter b = limiter(limiters, unique("b"), spec);
-        assertTrue(a.tryAcquire(5).isAcquired());
-        assertFalse(a.tryAcquire(1).isAcquired());
-        assertTrue(b.tryAcquire(5).isAcquired());
-    }
-
-    /** Once the state's lifetime has passed, the key reads as fresh (idle state never lingers as budget). */
-    @ParameterizedTest
-    @MethodSource("limit5")
-    void tryAcquire_afterResetAfter_keyIsFresh(LimitSpec spec) {
-        RateLimiter limiter = limiter(backend().limiters(), unique("fresh"), spec);
-        Lease first = limiter.tryAcquire(5);
-        assertTrue(first.isAcquired());
-        backend().clock().advance(first.resetAfter().plusMillis(1));
-        assertEquals(5, limiter.tryAcquire(0).remaining());
-        assertTrue(limiter.tryAcquire(5).isAcquired());
-    }
-
-    @Test
-    void tryAcquire_keyHoldsAnotherAlgorithmsState_throwsInsteadOfMisreading() {
-        String name = unique("foreign");
-        RateLimiter tokens = limiter(backend().limiters(), name, LimitSpec.tokenBucket(5, 1, Duration.ofSeconds(1)));
-        assertTrue(tokens.tryAcquire(1).isAcquired());
-        RateLimiter log = limiter(backend().limiters(), name, LimitSpec.slidingLog(5, Duration.ofSeconds(1)));
-        IllegalStateException e = assertThrows(IllegalStateException.class, () -> log.tryAcquire(1));
-        assertTrue(e.getMessage().contains("token-bucket"), e.getMessage());
-        assertEquals(4, tokens.tryAcquire(0).remaining(), "the original state is intact");
-    }
-
-    @Test
-    void concurrency_closeReleasesAndTokensIncrease() {
-        RateLimiter limiter = limiter(backend().limiters(), unique("lease"), LimitSpec.concurrency(2));
-        Lease first = limiter.tryAcquire(1);
-        Lease second = limiter.tryAcquire(1);
-        assertTrue(first.isAcquired() && second.isAcquired());
-        assertFalse(limiter.tryAcquire(1).isAcquired());
-        assertTrue(second.fencingToken().getAsLong() > first.fencingToken().getAsLong());
-        first.close();
-        first.close(); // at most once
-        Lease third = awaitAcquired(limiter);
-        assertTrue(third.fencingToken().getAsLong() > second.fencingToken().getAsLong());
-        assertFalse(limiter.tryAcquire(1).isAcquired(), "a double close released only once");
-        second.close();
-        third.close();
-    }
-
-    @Test
-    void concurrency_leaseExpiresWhenNotRenewed() {
-        RateLimiter limiter = limiter(backend().limiters(), unique("expire"),
-                LimitSpec.concurrency(1, Duration.ofSeconds(30)));
-        Lease held = limiter.tryAcquire(1);
-        assertTrue(held.isAcquired());
-        limiter.close(); // stops renewal; the lease stays in the store until it expires
-        RateLimiter other = limiter(backend().limiters(), limiter.name(),
-                LimitSpec.concurrency(1, Duration.ofSeconds(30)));
-        assertFalse(other.tryAcquire(1).isAcquired());
-        backend().clock().advance(Duration.ofSeconds(30));
-        assertTrue(other.tryAcquire(1).isAcquired(), "expired after the lease duration");
-    }
-
-    /** Renewal keeps a lease alive far past its duration; the clock moves only while renewals run. */
-    @Test
-    void concurrency_renewalKeepsLeaseAlivePastItsDuration() throws Exception {
-        RateLimiter limiter = backend().limiters().limiter(unique("renew"), LimitSpec.concurrency(1, Duration.ofSeconds(30)),
-                LimiterOptions.builder().renewInterval(Duration.ofMillis(10)).decisionTimeout(Duration.ofSeconds(10))
-                        .build());
-        Lease held = limiter.tryAcquire(1);
-        assertTrue(held.isAcquired());
-        for (int second = 0; second < 90; second++) {
-            backend().clock().advance(Duration.ofSeconds(1));
-            Thread.sleep(15); // lets the 10 ms renewal run between one-second steps of the fake clock
-            assertFalse(limiter.tryAcquire(0).isAcquired(), "lease lost at " + second + " s");
-        }
-        held.close();
-        assertNotEquals(0, awaitAcquired(limiter).fencingToken().orElse(0));
-    }
-
-    /** Waits (bounded) for an asynchronous release to land, then acquires. */
-    protected static Lease awaitAcquired(RateLimiter limiter) {
+    /** Enqueues one waiter and waits until the limiter reports it queued, so arrival order is certain. */
+    private static CompletableFuture<Lease> enqueue(RateLimiter limiter, long permits) {
+        long expectQueued = limiter.statistics().queuedPermits() + permits;
+        CompletableFuture<Lease> f = limiter.acquireAsync(permits);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (System.nanoTime() < deadline) {
-            Lease lease = limiter.tryAcquire(1);
-            if (lease.isAcquired()) {
-                return lease;
+        while (!f.isDone() && limiter.statistics().queuedPermits() != expectQueued) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("not queued within 10 s");
             }
             Thread.onSpinWait();
         }
-        throw new AssertionError("not acquired within 10 s");
+        return f;
+    }
+
+    /** Moves the clock one window on and waits for exactly one waiter to be granted; returns its index. */
+    private int nextGranted(List<CompletableFuture<Lease>> waiters) throws Exception {
+        backend().clock().advance(Duration.ofMinutes(1));
+        CompletableFuture.anyOf(waiters.stream().filter(f -> !f.isDone()).toArray(CompletableFuture[]::new))
+                .get(10, TimeUnit.SECONDS);
+        int granted = -1;
+        for (int i = 0; i < waiters.size(); i++) {
+            CompletableFuture<Lease> f = waiters.get(i);
+            if (f.isDone() && !f.isCancelled() && f.join().isAcquired() && !served.contains(i)) {
+                granted = i;
+            }
+        }
+        served.add(granted);
+        return granted;
+    }
+
+    private final List<Integer> served = new ArrayList<>();
+
+    @Test
+    void acquireAsync_oldestFirst_servesInArrivalOrder() throws Exception {
+        served.clear();
+        RateLimiter limiter = queued(ONE_PER_MINUTE, 3, QueueOrder.OLDEST_FIRST);
+        assertTrue(limiter.tryAcquire(1).isAcquired());
+        List<CompletableFuture<Lease>> waiters = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            waiters.add(enqueue(limiter, 1));
+        }
+        CompletableFuture<Lease> overflow = limiter.acquireAsync(1);
+        assertFalse(overflow.get(10, TimeUnit.SECONDS).isAcquired(), "a full queue refuses at once");
+        assertEquals(0, nextGranted(waiters));
+        assertEquals(1, nextGranted(waiters));
+        assertEquals(2, nextGranted(waiters));
+        assertEquals(0, limiter.statistics().queuedPermits());
+    }
+
+    @Test
+    void acquireAsync_newestFirst_servesNewestAndRefusesOldestToMakeRoom() throws Exception {
+        served.clear();
+        RateLimiter limiter = queued(ONE_PER_MINUTE, 2, QueueOrder.NEWEST_FIRST);
+        assertTrue(limiter.tryAcquire(1).isAcquired());
+        List<CompletableFuture<Lease>> waiters = new ArrayList<>();
+        waiters.add(enqueue(limiter, 1));
+        waiters.add(enqueue(limiter, 1));
+        waiters.add(limiter.acquireAsync(1));
+        Lease evicted = waiters.get(0).get(10, TimeUnit.SECONDS);
+        assertFalse(evicted.isAcquired(), "the oldest waiter made room");
+        served.add(0);
+        assertEquals(2, nextGranted(waiters));
+        assertEquals(1, nextGranted(waiters));
+    }
+
+    @Test
+    void acquireAsync_queueLimitCountsPermitsNotRequests() throws Exception {
+        RateLimiter limiter = queued(LimitSpec.fixedWindow(2, Duration.ofMinutes(1)), 3, QueueOrder.OLDEST_FIRST);
+        assertTrue(limiter.tryAcquire(2).isAcquired());
+        CompletableFuture<Lease> two = enqueue(limiter, 2);
+        assertFalse(limiter.acquireAsync(2).get(10, TimeUnit.SECONDS).isAcquired(), "2 + 2 permits exceed 3");
+        CompletableFuture<Lease> one = enqueue(limiter, 1);
+        assertFalse(one.isDone());
+        assertEquals(3, limiter.statistics().queuedPermits());
+        backend().clock().advance(Duration.ofMinutes(1));
+        assertTrue(two.get(10, TimeUnit.SECONDS).isAcquired());
+        assertFalse(one.isDone() && one.join().isAcquired() && two.join().remaining() < 0);
+    }
+
+    @Test
+    void acquireAsync_cancelled_leavesTheQueueAndIsNeverServed() throws Exception {
+        RateLimiter limiter = queued(ONE_PER_MINUTE, 2, QueueOrder.OLDEST_FIRST);
+        assertTrue(limiter.tryAcquire(1).isAcquired());
+        CompletableFuture<Lease> cancelled = enqueue(limiter, 1);
+        CompletableFuture<Lease> next = enqueue(limiter, 1);
+        assertTrue(cancelled.cancel(false));
+        assertEquals(1, limiter.statistics().queuedPermits());
+        backend().clock().advance(Duration.ofMinutes(1));
+        assertTrue(next.get(10, TimeUnit.SECONDS).isAcquired(), "the permit went to the next waiter");
+        assertTrue(cancelled.isCancelled());
+    }
+
+    @Test
+    void acquire_maxWaitElapses_returnsRefusedAndLeavesNoWaiter() throws Exception {
+        RateLimiter limiter = queued(ONE_PER_MINUTE, 2, QueueOrder.OLDEST_FIRST);
+        assertTrue(limiter.tryAcquire(1).isAcquired());
+        assertFalse(limiter.acquire(1, Duration.ofMillis(50)).isAcquired());
+        assertFalse(limiter.acquire(1, Duration.ZERO).isAcquired(), "zero never waits");
+        assertEquals(0, limiter.statistics().queuedPermits());
+    }
+
+    @Test
+    void acquire_grantedWhileWaiting_returnsTheLease() throws Exception {
+        RateLimiter limiter = queued(ONE_PER_MINUTE, 2, QueueOrder.OLDEST_FIRST);
+        assertTrue(limiter.tryAcquire(1).isAcquired());
+        CompletableFuture<Lease> blocking = CompletableFuture.supplyAsync(() -> {
+            try {
+                return limiter.acquire(1, Duration.ofSeconds(30));
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        }, r -> new Thread(r).start());
+        while (limiter.statistics().queuedPermits() == 0) {
+            Thread.onSpinWait();
+        }
+        backend().clock().advance(Duration.ofMinutes(1));
+        assertTrue(blocking.get(10, TimeUnit.SECONDS).isAcquired());
+    }
+
+    /** A release in this process wakes a queued concurrency waiter at once. */
+    @Test
+    void acquireAsync_concurrency_releaseServesTheWaiter() throws Exception {
+        RateLimiter limiter = backend().limiters().limiter(unique("queue-lease"), LimitSpec.concurrency(1),
+                LimiterOptions.builder().queueLimit(1).decisionTimeout(Duration.ofSeconds(10)).build());
+        Lease held = limiter.tryAcquire(1);
+        assertTrue(held.isAcquired());
+        CompletableFuture<Lease> waiter = enqueue(limiter, 1);
+        held.close();
+        Lease next = waiter.get(10, TimeUnit.SECONDS);
+        assertTrue(next.isAcquired());
+        assertTrue(next.fencingToken().getAsLong() > held.fencingToken().getAsLong());
+        next.close();
     }
 }

@@ -34,9 +34,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * when a concurrency lease of this process is released. The queue waits in real time; the store's
  * clock alone decides whether the wait was long enough.
  *
- * <p>A decision that arrives for a waiter already cancelled is not lost silently: a granted
- * concurrency lease is released; granted rate permits stay consumed, as they would for a caller who
- * stopped listening.
+ * <p>A grant that arrives for a waiter cancelled meanwhile goes to the next waiter asking for as many
+ * permits; if there is none, a concurrency lease is released and rate permits stay consumed, as they
+ * would for a caller who stopped listening.
  */
 final class DefaultRateLimiter implements RateLimiter {
     private final DefaultRateLimiters owner;
@@ -331,12 +331,21 @@ final class DefaultRateLimiter implements RateLimiter {
             }
             pumping = true;
         }
-        Waiter served = head;
-        decideAsync(served.permits).whenComplete((lease, failure) -> {
+        Waiter asked = head;
+        decideAsync(asked.permits).whenComplete((lease, failure) -> {
             long nextDelay = -1;
             boolean done = failure != null || lease.isAcquired() || lease.isDegraded();
+            Waiter served = asked;
             synchronized (lock) {
                 pumping = false;
+                if (done && failure == null && lease.isAcquired() && asked.future.isDone()) {
+                    // Cancelled while its grant was in flight: the permits are taken, so they go to the
+                    // next waiter asking for exactly as many rather than being lost.
+                    Waiter next = headLocked();
+                    if (next != null && next.permits == asked.permits) {
+                        served = next;
+                    }
+                }
                 if (done && queue.remove(served)) {
                     queuedPermits -= served.permits;
                     stats.queueChanged(-served.permits);
