@@ -13,7 +13,9 @@ import dev.sluice.limiter.LimitSpec;
  * <p>A lease's token is its id and a fencing token: tokens increase per key. Since idle state expires
  * and takes the counter with it, a new token is at least {@code now << 20}: the counter can only outrun
  * that floor by issuing over a million leases per millisecond, and an expired state has been idle for at
- * least the lease duration (30 ms or more), so tokens keep increasing across expiry.
+ * least the lease duration (30 ms or more), so tokens keep increasing across expiry. Releasing the last
+ * lease removes the entry only once the floor has passed the last token; until then a state with the
+ * counter and no leases stays, expiring when the floor passes it.
  */
 final class ConcurrencyStep {
     static final int TOKEN_TIME_SHIFT = 20;
@@ -81,7 +83,16 @@ final class ConcurrencyStep {
                 }
                 long released = state[found + 1];
                 if (liveLeases == 1) {
-                    return new Verdict(true, limit, limit, Verdict.NO_RETRY, 0, leaseId, 0, null);
+                    if ((lastToken >> TOKEN_TIME_SHIFT) < now) {
+                        // The floor now << 20 already exceeds every token issued: nothing worth keeping.
+                        return new Verdict(true, limit, limit, Verdict.NO_RETRY, 0, leaseId, 0, null);
+                    }
+                    // Keep the counter (no leases) until the time floor passes it, or the next lease of
+                    // this millisecond would reuse a token.
+                    long expiresAt = (lastToken >> TOKEN_TIME_SHIFT) + 1;
+                    long[] counterOnly = {header(CONCURRENCY, 0), now, expiresAt, lastToken};
+                    return new Verdict(true, limit, limit, Verdict.NO_RETRY, 0, leaseId, expiresAt - now,
+                            counterOnly);
                 }
                 long[] updated = copyLive(state, now, liveLeases, -1, leaseId, lastToken);
                 return finish(updated, now, true, limit - held + released, limit, leaseId);
