@@ -19,6 +19,7 @@ import java.util.Random;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /** Rules every algorithm follows: permits, headers, purity, monotonic time, stale state. */
@@ -262,5 +263,41 @@ final class AlgorithmsTest {
             assertFalse(v.granted(), op.toString());
             assertSame(state, v.state(), op + " must not write");
         }
+    }
+
+    static Stream<Arguments> limitLowered() {
+        return Stream.of(
+                Arguments.of(new LimitSpec.FixedWindow(10, 1_000), new LimitSpec.FixedWindow(3, 1_000)),
+                Arguments.of(new LimitSpec.SlidingWindow(10, 1_000, 4), new LimitSpec.SlidingWindow(3, 1_000, 4)),
+                Arguments.of(new LimitSpec.SlidingWindow(10, 1_000, 4), new LimitSpec.SlidingWindow(3, 1_000, 5)),
+                Arguments.of(new LimitSpec.SlidingLog(10, 1_000), new LimitSpec.SlidingLog(3, 1_000)),
+                Arguments.of(new LimitSpec.SlidingCounter(10, 1_000), new LimitSpec.SlidingCounter(3, 1_000)),
+                Arguments.of(new LimitSpec.TokenBucket(10, 1, 1_000), new LimitSpec.TokenBucket(3, 1, 1_000)),
+                Arguments.of(new LimitSpec.Gcra(1, 1_000, 10), new LimitSpec.Gcra(1, 1_000, 3)),
+                Arguments.of(new LimitSpec.Concurrency(10, 1_000), new LimitSpec.Concurrency(3, 1_000)));
+    }
+
+    /** A fixed or sliding window whose limit was lowered used to report a negative number of remaining permits. */
+    @ParameterizedTest
+    @MethodSource("limitLowered")
+    void tryAcquire_stateWrittenUnderHigherLimit_refusesWithZeroRemaining(LimitSpec before, LimitSpec after) {
+        long[] state = Algorithms.acquire(before, null, BASE, 10).state();
+        for (long permits = 0; permits <= after.limit(); permits++) {
+            Verdict v = Algorithms.acquire(after, state, BASE + 1, permits);
+            assertFalse(v.granted(), after + " with " + permits + " permits");
+            assertEquals(0, v.remaining(), after + " with " + permits + " permits");
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("specs")
+    void step_stateAtItsExpiry_readsAsAbsentWhateverItsWordsSay(LimitSpec spec) {
+        long[] state = Algorithms.acquire(spec, null, BASE, spec.limit()).state();
+        assertFalse(Algorithms.acquire(spec, state, BASE + 1, 1).granted());
+        long[] expiring = state.clone();
+        expiring[Algorithms.EXPIRES_AT] = BASE + 1;
+        Verdict v = Algorithms.acquire(spec, expiring, BASE + 1, spec.limit());
+        assertTrue(v.granted(), spec.toString());
+        assertArrayEquals(Algorithms.acquire(spec, null, BASE + 1, spec.limit()).state(), v.state());
     }
 }

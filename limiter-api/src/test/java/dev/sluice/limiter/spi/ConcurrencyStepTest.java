@@ -170,4 +170,29 @@ final class ConcurrencyStepTest {
             }
         }
     }
+
+    @Test
+    void tryAcquire_afterStateExpired_tokenStillIncreases() {
+        Store store = new Store(SPEC);
+        long last = 0;
+        for (int i = 0; i < 50; i++) {
+            last = store.acquire(BASE, 1 + i % 3).token();
+        }
+        assertEquals(BASE + 1_000, Algorithms.expiresAt(store.state));
+        Verdict after = store.acquire(BASE + 1_000, 1); // the old state reads as absent: the counter is gone
+        assertTrue(after.token() > last, after.token() + " after " + last);
+    }
+
+    /** Over 2^20 leases in one millisecond push the counter past the time floor of the next millisecond. */
+    @Test
+    void tryAcquire_counterAheadOfTimeFloorAndLastLeaseReleased_tokenStillIncreases() {
+        Store store = new Store(new LimitSpec.Concurrency(1, 1_000));
+        long token = 0;
+        for (int i = 0; i <= (1 << ConcurrencyStep.TOKEN_TIME_SHIFT) + 5; i++) {
+            token = store.acquire(BASE, 1).token();
+            assertTrue(store.release(BASE, token).granted());
+        }
+        Verdict next = store.acquire(BASE + 1, 1);
+        assertTrue(next.token() > token, next.token() + " after " + token);
+    }
 }

@@ -51,6 +51,7 @@ final class GcraStepTest {
                     assertTrue(admitted <= burst + (now - start) * rate / period, "seed " + seed + " at " + now);
                 } else {
                     assertEquals(burst + (now - start) * rate / period, admitted, "seed " + seed + " at " + now);
+                    assertTrue(v.retryAfterMillis() > 0);
                     now += v.retryAfterMillis();
                 }
             }

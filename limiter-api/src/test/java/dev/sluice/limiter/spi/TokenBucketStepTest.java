@@ -75,11 +75,52 @@ final class TokenBucketStepTest {
                     assertTrue(admitted <= capacity + perPeriod * ((now - start) / period));
                 } else {
                     assertEquals(capacity + perPeriod * ((now - start) / period), admitted, "seed " + seed);
+                    assertTrue(v.retryAfterMillis() > 0);
                     now += v.retryAfterMillis();
                 }
             }
             assertEquals(capacity + perPeriod * (DAY / period), admitted, "seed " + seed);
         }
+    }
+
+    /** Lost partial periods would show here: a bucket drained at random times, never full, keeps every token. */
+    @Test
+    void tryAcquire_drainedAtRandomTimesOverADay_admitsExactlyTheSupply() {
+        for (long seed = 1; seed <= 5; seed++) {
+            Random rnd = new Random(seed);
+            long perPeriod = 1 + rnd.nextInt(5);
+            long capacity = perPeriod * (2 + rnd.nextInt(4));
+            long period = 1 + rnd.nextInt(20_000);
+            // A gap of at most (capacity / perPeriod - 1) periods crosses fewer boundaries than it takes to
+            // fill the bucket, so demand always exceeds supply.
+            long maxGap = period * (capacity / perPeriod - 1);
+            Store store = new Store(new LimitSpec.TokenBucket(capacity, perPeriod, period));
+            long start = BASE + rnd.nextInt(100_000);
+            long now = start;
+            long admitted = 0;
+            while (now - start < DAY) {
+                while (store.acquire(now, 1).granted()) {
+                    admitted++;
+                }
+                assertEquals(capacity + perPeriod * ((now - start) / period), admitted, "seed " + seed);
+                now += 1 + rnd.nextLong(maxGap);
+            }
+        }
+    }
+
+    /**
+     * A bucket that is full again has no state (it expires), so the refill phase restarts at the next
+     * request: the supply stays within {@code capacity + tokensPerPeriod * floor(elapsed / period)}.
+     */
+    @Test
+    void tryAcquire_afterBucketFullAgain_refillPhaseRestartsAtNextRequest() {
+        Store store = new Store(new LimitSpec.TokenBucket(1, 1, 1_000));
+        assertTrue(store.acquire(BASE, 1).granted());
+        assertEquals(BASE + 1_000, Algorithms.expiresAt(store.state));
+        assertTrue(store.acquire(BASE + 1_500, 1).granted());
+        Verdict refused = store.acquire(BASE + 2_100, 1);
+        assertFalse(refused.granted());
+        assertEquals(400, refused.retryAfterMillis(), "the next token comes a period after BASE + 1500");
     }
 
     @Test
