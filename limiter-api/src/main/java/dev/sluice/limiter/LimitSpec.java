@@ -107,6 +107,11 @@ public sealed interface LimitSpec {
             checkRange("permitLimit", permitLimit, 1, MAX_LIMIT);
             checkRange("windowMillis", windowMillis, 1, MAX_DURATION.toMillis());
             checkRange("segmentsPerWindow", segmentsPerWindow, 1, MAX_SEGMENTS);
+            if (segmentsPerWindow > windowMillis) {
+                throw new IllegalArgumentException("segmentsPerWindow must be between 1 and " + windowMillis
+                        + " (segments of at least 1 ms in a window of " + windowMillis + " ms), was "
+                        + segmentsPerWindow);
+            }
             if (windowMillis % segmentsPerWindow != 0) {
                 throw new IllegalArgumentException("window must be a whole number of milliseconds per segment: "
                         + windowMillis + " ms is not divisible by segmentsPerWindow " + segmentsPerWindow);

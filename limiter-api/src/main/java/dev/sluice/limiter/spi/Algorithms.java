@@ -158,6 +158,30 @@ public final class Algorithms {
                     + version + "), not " + spec.algorithm() + " (layout " + LAYOUT_VERSION
                     + "); give this limiter its own key, or delete the entry to start over");
         }
+        if (!hasValidLength(found, state)) {
+            throw new IllegalStateException("the entry under this key holds malformed " + name(found) + " state ("
+                    + state.length + " words, shape " + shapeOf(state) + "); delete the entry to start over");
+        }
+    }
+
+    /** Whether a state's length fits its algorithm's layout, so a step never indexes past its end. */
+    private static boolean hasValidLength(int algorithmId, long[] state) {
+        int n = state.length;
+        switch (algorithmId) {
+            case FIXED_WINDOW:
+            case TOKEN_BUCKET:
+            case GCRA:
+                return n == WORDS + 2;
+            case SLIDING_WINDOW:
+                int segments = shapeOf(state);
+                return segments >= 1 && segments <= LimitSpec.SlidingWindow.MAX_SEGMENTS && n == WORDS + 1 + segments;
+            case SLIDING_COUNTER:
+                return n == WORDS + 3;
+            case CONCURRENCY:
+                return n >= WORDS + 1 && (n - WORDS - 1) % 3 == 0;
+            default: // SLIDING_LOG: any number of timestamps
+                return true;
+        }
     }
 
     static String name(int algorithmId) {

@@ -20,13 +20,14 @@ final class FixedWindowStep {
         long count = state != null && state[START] == start ? state[COUNT] : 0;
         long untilEnd = end - now;
         long resetAfter = count > 0 ? untilEnd : 0;
+        long left = Math.max(0, limit - count); // the count may exceed a limit lowered since it was written
         if (permits == 0) {
             boolean available = count < limit;
-            return new Verdict(available, limit - count, limit, available ? Verdict.NO_RETRY : untilEnd,
+            return new Verdict(available, left, limit, available ? Verdict.NO_RETRY : untilEnd,
                     resetAfter, 0, resetAfter, state);
         }
         if (count + permits > limit) {
-            return new Verdict(false, limit - count, limit, untilEnd, resetAfter, 0, resetAfter, state);
+            return new Verdict(false, left, limit, untilEnd, resetAfter, 0, resetAfter, state);
         }
         long next = count + permits;
         long[] updated = {header(FIXED_WINDOW, 0), now, end, start, next};

@@ -78,6 +78,6 @@ final class SlidingWindowStep {
                 break;
             }
         }
-        return new Verdict(false, limit - total, limit, retryAt - now, resetAfter, 0, resetAfter, state);
+        return new Verdict(false, Math.max(0, limit - total), limit, retryAt - now, resetAfter, 0, resetAfter, state);
     }
 }

@@ -11,7 +11,9 @@ import dev.sluice.limiter.LimitSpec;
  * A bucket that starts full and gains {@code tokensPerPeriod} at the end of each whole period since the
  * last refill, capped at the limit. State: tokens, time of the last refill. The refill time advances by
  * whole periods only, so the remainder is never lost and there is no drift however long it runs. A
- * bucket that is full again is equivalent to no state, which is when the state expires.
+ * bucket that is full again holds no more tokens than no state, which is when the state expires; the
+ * refill phase then restarts at the next request (a fresh bucket's periods start at its first request),
+ * which can only delay a refill, never add tokens.
  */
 final class TokenBucketStep {
     private static final int TOKENS = WORDS;

@@ -1,0 +1,97 @@
+package dev.sluice.limiter;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+final class KeysTest {
+    /** {@code printf '\xc3\xa9' | sha256sum}: the UTF-8 bytes of "é". */
+    private static final String SHA256_E_ACUTE = "4a99557e4033c3539de2eb65472017cad5f9557f7a0625a09f1c3f6e2ba69c4c";
+
+    @Test
+    void escapePartition_plainPartition_isUnchanged() {
+        String plain = "client-42:eu";
+        assertSame(plain, Keys.escapePartition(plain));
+    }
+
+    @Test
+    void escapePartition_slashAndPercent_areEscaped() {
+        assertEquals("a%2Fb", Keys.escapePartition("a/b"));
+        assertEquals("100%25", Keys.escapePartition("100%"));
+        assertEquals("%252F", Keys.escapePartition("%2F"), "an escape sequence in the input is escaped again");
+    }
+
+    @Test
+    void escapePartition_partitionWithSlash_cannotForgeAnotherPolicysKey() {
+        String forged = "api" + "/" + Keys.escapePartition("admin/x");
+        String genuine = "api/admin" + "/" + Keys.escapePartition("x");
+        assertNotEquals(genuine, forged);
+    }
+
+    @Test
+    void escapePartition_randomPartitions_isInjectiveAndSlashFree() {
+        Random rnd = new Random(5);
+        char[] alphabet = {'a', '/', '%', '2', 'F', 'f', '5'};
+        Map<String, String> seen = new HashMap<>();
+        for (int i = 0; i < 50_000; i++) {
+            StringBuilder sb = new StringBuilder();
+            int length = rnd.nextInt(7);
+            for (int j = 0; j < length; j++) {
+                sb.append(alphabet[rnd.nextInt(alphabet.length)]);
+            }
+            String partition = sb.toString();
+            String escaped = Keys.escapePartition(partition);
+            assertFalse(escaped.contains("/"), escaped);
+            String previous = seen.putIfAbsent(escaped, partition);
+            assertTrue(previous == null || previous.equals(partition),
+                    "'" + previous + "' and '" + partition + "' both escape to '" + escaped + "'");
+        }
+        assertTrue(seen.size() > 10_000);
+    }
+
+    @Test
+    void escapePartition_null_throwsNullPointer() {
+        assertThrows(NullPointerException.class, () -> Keys.escapePartition(null));
+    }
+
+    @Test
+    void sha256_knownVectors_matchTheStandard() {
+        assertEquals("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855", Keys.sha256(""));
+        assertEquals("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad", Keys.sha256("abc"));
+    }
+
+    @Test
+    void sha256_nonAscii_hashesUtf8Bytes() {
+        assertEquals(SHA256_E_ACUTE, Keys.sha256("\u00e9"));
+    }
+
+    @Test
+    void sha256_output_isLowercaseHexOf64Characters() {
+        String hash = Keys.sha256("203.0.113.7");
+        assertTrue(hash.matches("[0-9a-f]{64}"), hash);
+        assertFalse(hash.contains("203.0.113.7"));
+    }
+
+    @Test
+    void checkName_controlCharacter_throwsNamingIndex() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> Keys.checkName("policy", "a\nb"));
+        assertTrue(e.getMessage().contains("policy") && e.getMessage().contains("U+000A")
+                && e.getMessage().contains("index 1"), e.getMessage());
+    }
+
+    @Test
+    void checkName_emptyOrTooLong_throws() {
+        assertThrows(IllegalArgumentException.class, () -> Keys.checkName("prefix", ""));
+        assertThrows(IllegalArgumentException.class, () -> Keys.checkName("prefix", "x".repeat(257)));
+        assertEquals("x".repeat(256), Keys.checkName("prefix", "x".repeat(256)));
+    }
+}
