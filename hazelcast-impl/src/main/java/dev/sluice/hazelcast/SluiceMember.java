@@ -82,6 +82,7 @@ public final class SluiceMember {
         Config config = new Config();
         config.setClusterName(clusterName);
         config.setProperty("hazelcast.phone.home.enabled", "false");
+        config.setProperty("hazelcast.socket.bind.any", "false"); // listen on the bind address only
         NetworkConfig network = config.getNetworkConfig();
         network.setPort(port).setPortAutoIncrement(false);
         network.setPublicAddress(bind + ":" + port);

@@ -9,6 +9,7 @@ import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
 import dev.sluice.limiter.LimitSpec;
 import dev.sluice.limiter.spi.Algorithms;
 import dev.sluice.limiter.spi.Op;
+import dev.sluice.limiter.spi.SpecCodec;
 import dev.sluice.limiter.spi.StepRequest;
 import dev.sluice.limiter.spi.Verdict;
 import java.io.IOException;
@@ -54,34 +55,11 @@ final class StepProcessor implements EntryProcessor<String, long[], WireVerdict>
     StepProcessor() {}
 
     StepProcessor(StepRequest request) {
-        LimitSpec spec = request.spec();
-        this.algorithm = Algorithms.algorithmId(spec);
-        if (spec instanceof LimitSpec.FixedWindow s) {
-            p1 = s.permitLimit();
-            p2 = s.windowMillis();
-        } else if (spec instanceof LimitSpec.SlidingWindow s) {
-            p1 = s.permitLimit();
-            p2 = s.windowMillis();
-            p3 = s.segmentsPerWindow();
-        } else if (spec instanceof LimitSpec.SlidingLog s) {
-            p1 = s.permitLimit();
-            p2 = s.windowMillis();
-        } else if (spec instanceof LimitSpec.SlidingCounter s) {
-            p1 = s.permitLimit();
-            p2 = s.windowMillis();
-        } else if (spec instanceof LimitSpec.TokenBucket s) {
-            p1 = s.tokenLimit();
-            p2 = s.tokensPerPeriod();
-            p3 = s.replenishmentPeriodMillis();
-        } else if (spec instanceof LimitSpec.Gcra s) {
-            p1 = s.permitsPerPeriod();
-            p2 = s.periodMillis();
-            p3 = s.burst();
-        } else {
-            LimitSpec.Concurrency s = (LimitSpec.Concurrency) spec;
-            p1 = s.permitLimit();
-            p2 = s.leaseDurationMillis();
-        }
+        long[] spec = SpecCodec.encode(request.spec());
+        this.algorithm = (int) spec[0];
+        this.p1 = spec[1];
+        this.p2 = spec[2];
+        this.p3 = spec[3];
         this.op = request.op().id();
         this.permits = request.permits();
         this.leaseId = request.leaseId();
@@ -89,18 +67,7 @@ final class StepProcessor implements EntryProcessor<String, long[], WireVerdict>
 
     /** The spec this processor carries, rebuilt (and validated) from its wire form. */
     LimitSpec spec() {
-        switch (algorithm) {
-            case 1: return new LimitSpec.FixedWindow(p1, p2);
-            case 2: return new LimitSpec.SlidingWindow(p1, p2, Math.toIntExact(p3));
-            case 3: return new LimitSpec.SlidingLog(p1, p2);
-            case 4: return new LimitSpec.SlidingCounter(p1, p2);
-            case 5: return new LimitSpec.TokenBucket(p1, p2, p3);
-            case 6: return new LimitSpec.Gcra(p1, p2, p3);
-            case 7: return new LimitSpec.Concurrency(p1, p2);
-            default:
-                throw new IllegalArgumentException("unknown algorithm id " + algorithm
-                        + "; the members run an older Sluice than this caller");
-        }
+        return SpecCodec.decode(algorithm, p1, p2, p3);
     }
 
     @Override

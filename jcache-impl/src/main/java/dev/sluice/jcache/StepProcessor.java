@@ -3,6 +3,7 @@ package dev.sluice.jcache;
 import dev.sluice.limiter.LimitSpec;
 import dev.sluice.limiter.spi.Algorithms;
 import dev.sluice.limiter.spi.Op;
+import dev.sluice.limiter.spi.SpecCodec;
 import dev.sluice.limiter.spi.StepRequest;
 import dev.sluice.limiter.spi.Verdict;
 import java.io.Serializable;

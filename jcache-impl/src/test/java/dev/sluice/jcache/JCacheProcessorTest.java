@@ -9,6 +9,7 @@ import dev.sluice.limiter.Durability;
 import dev.sluice.limiter.LimitSpec;
 import dev.sluice.limiter.local.ManualClock;
 import dev.sluice.limiter.spi.Op;
+import dev.sluice.limiter.spi.SpecCodec;
 import dev.sluice.limiter.spi.StepRequest;
 import dev.sluice.limiter.spi.Verdict;
 import java.io.ByteArrayInputStream;

@@ -1,20 +1,21 @@
-package dev.sluice.jcache;
+package dev.sluice.limiter.spi;
 
 import dev.sluice.limiter.LimitSpec;
-import dev.sluice.limiter.spi.Algorithms;
 
 /**
- * Turns a {@link LimitSpec} into four longs and back, so the spec can travel inside a {@code Serializable}
- * processor although the spec records are not {@code Serializable}. Word 0 is the algorithm id the state
- * header uses ({@link Algorithms#algorithmId}), words 1 to 3 the record's components in declaration order.
- * Decoding runs the records' own validation.
+ * The one wire form of a {@link LimitSpec}, shared by every backend: four longs. Word 0 is the algorithm
+ * id the state header uses ({@link Algorithms#algorithmId}), words 1 to 3 the record's components in
+ * declaration order (unused words are 0). Ids are never reused. Decoding runs the records' own
+ * validation, so a member never runs a step on an invalid spec.
  */
-final class SpecCodec {
-    static final int WORDS = 4;
+public final class SpecCodec {
+    /** Length of an encoded spec. */
+    public static final int WORDS = 4;
 
     private SpecCodec() {}
 
-    static long[] encode(LimitSpec spec) {
+    /** The four words of {@code spec}. */
+    public static long[] encode(LimitSpec spec) {
         long id = Algorithms.algorithmId(spec);
         if (spec instanceof LimitSpec.FixedWindow s) {
             return new long[] {id, s.permitLimit(), s.windowMillis(), 0};
@@ -39,7 +40,7 @@ final class SpecCodec {
      *
      * @throws IllegalArgumentException if the words are not an encoded spec
      */
-    static LimitSpec decode(long id, long a, long b, long c) {
+    public static LimitSpec decode(long id, long a, long b, long c) {
         LimitSpec spec = switch ((int) id) {
             case 1 -> new LimitSpec.FixedWindow(a, b);
             case 2 -> new LimitSpec.SlidingWindow(a, b, Math.toIntExact(c));
@@ -48,7 +49,8 @@ final class SpecCodec {
             case 5 -> new LimitSpec.TokenBucket(a, b, c);
             case 6 -> new LimitSpec.Gcra(a, b, c);
             case 7 -> new LimitSpec.Concurrency(a, b);
-            default -> throw new IllegalArgumentException("unknown algorithm id " + id + " in an encoded spec");
+            default -> throw new IllegalArgumentException("unknown algorithm id " + id
+                    + " in an encoded spec; is this node running an older Sluice than the caller?");
         };
         if (Algorithms.algorithmId(spec) != id) { // the ids are Algorithms' own; this catches a renumbering
             throw new IllegalStateException("algorithm id " + id + " decoded as " + spec.algorithm()
