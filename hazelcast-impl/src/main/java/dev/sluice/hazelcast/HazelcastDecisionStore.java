@@ -1,0 +1,219 @@
+package dev.sluice.hazelcast;
+
+import com.hazelcast.client.HazelcastClientOfflineException;
+import com.hazelcast.cluster.Member;
+import com.hazelcast.core.HazelcastException;
+import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.core.IndeterminateOperationStateException;
+import com.hazelcast.core.OperationTimeoutException;
+import com.hazelcast.map.IMap;
+import com.hazelcast.nio.serialization.HazelcastSerializationException;
+import com.hazelcast.partition.Partition;
+import com.hazelcast.spi.exception.RetryableException;
+import com.hazelcast.spi.exception.TargetDisconnectedException;
+import com.hazelcast.spi.impl.SerializationServiceSupport;
+import dev.sluice.limiter.Durability;
+import dev.sluice.limiter.spi.DecisionStore;
+import dev.sluice.limiter.spi.StepRequest;
+import dev.sluice.limiter.spi.Verdict;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Runs each step as a {@link StepProcessor} on the key's partition owner, in the map chosen by the
+ * request's durability.
+ *
+ * <p>Waiting: {@link #execute} waits on the Hazelcast future with the caller's deadline (a client call
+ * is not cut short by Hazelcast's invocation timeout). {@link #submit} continues the Hazelcast future
+ * with a non-async stage only: it runs on the thread that completes the call (a Hazelcast response or
+ * partition thread) and does no more than convert the verdict, never touching the common
+ * {@code ForkJoinPool}.
+ *
+ * <p>Failures: Hazelcast's transient failures (a member left, a lost connection, a client offline, a
+ * migrating partition, an operation timeout) are retryable. Hazelcast delivers a step at least once, so a
+ * retried step that did run charges its permits twice: a limiter may then refuse a little early, never
+ * admit more than its limit. Hazelcast's own {@link IllegalStateException}s (a client offline, an
+ * instance shut down) are wrapped in a {@link HazelcastException}, since the runtime treats a plain
+ * {@code IllegalStateException} as a usage error; a member that cannot read Sluice's classes becomes an
+ * {@code IllegalStateException} that says what to install, which no failure mode hides.
+ */
+final class HazelcastDecisionStore implements DecisionStore {
+    private final HazelcastInstance instance;
+    private final String mapName;
+    private final IMap<String, long[]> replicated;
+    private final IMap<String, long[]> ephemeral;
+
+    HazelcastDecisionStore(HazelcastInstance instance, String mapName) {
+        this.instance = instance;
+        this.mapName = mapName;
+        this.replicated = instance.getMap(mapName);
+        this.ephemeral = instance.getMap(SluiceHazelcast.ephemeralMapName(mapName));
+    }
+
+    private IMap<String, long[]> map(StepRequest request) {
+        return request.durability() == Durability.EPHEMERAL ? ephemeral : replicated;
+    }
+
+    @Override
+    public CompletableFuture<Verdict> submit(StepRequest request) {
+        CompletionStage<WireVerdict> call;
+        try {
+            call = map(request).submitToKey(request.key(), new StepProcessor(request));
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(translate(e));
+        }
+        CompletableFuture<Verdict> result = new CompletableFuture<>();
+        call.whenComplete((wire, failure) -> {
+            if (failure == null) {
+                result.complete(wire.toVerdict());
+            } else {
+                result.completeExceptionally(translate(failure));
+            }
+        });
+        return result;
+    }
+
+    @Override
+    public Verdict execute(StepRequest request, long timeoutNanos)
+            throws TimeoutException, ExecutionException, InterruptedException {
+        try {
+            return map(request).submitToKey(request.key(), new StepProcessor(request)).toCompletableFuture()
+                    .get(timeoutNanos, TimeUnit.NANOSECONDS).toVerdict();
+        } catch (ExecutionException e) {
+            throw new ExecutionException(translate(e.getCause() == null ? e : e.getCause()));
+        } catch (RuntimeException e) {
+            throw new ExecutionException(translate(e));
+        }
+    }
+
+    @Override
+    public boolean isRetryable(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof RetryableException || t instanceof TargetDisconnectedException
+                    || t instanceof HazelcastClientOfflineException || t instanceof OperationTimeoutException
+                    || t instanceof IndeterminateOperationStateException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Maps a Hazelcast failure onto what the runtime understands; see the class comment. */
+    Throwable translate(Throwable failure) {
+        Throwable t = failure;
+        while ((t.getClass() == CompletionException.class || t.getClass() == ExecutionException.class)
+                && t.getCause() != null) {
+            t = t.getCause();
+        }
+        if (isSerializationProblem(t)) {
+            return new IllegalStateException(missingClassesMessage(t.getMessage()), t);
+        }
+        if ((t instanceof IllegalStateException || t instanceof IllegalArgumentException)
+                && t.getClass().getName().startsWith("com.hazelcast.")) {
+            return new HazelcastException("Hazelcast could not run the decision: " + t, t);
+        }
+        return t;
+    }
+
+    static boolean isSerializationProblem(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof HazelcastSerializationException || t instanceof ClassNotFoundException
+                    || t instanceof NoClassDefFoundError) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** What to install where, for a member (or client) that cannot read Sluice's classes. */
+    static String missingClassesMessage(String detail) {
+        int id = SluiceSerializerFactory.factoryId();
+        return "the Hazelcast cluster cannot run Sluice's entry processors (" + detail + "). Every member needs"
+                + " the jars dev.sluice:hazelcast-impl and dev.sluice:limiter-api (the same version as this"
+                + " application) on its classpath and Sluice's serialization factory registered: call"
+                + " SluiceHazelcast.configure(config) on embedded members, or start members with"
+                + " 'java -cp hazelcast.jar:hazelcast-impl.jar:limiter-api.jar dev.sluice.hazelcast.SluiceMember',"
+                + " or add to hazelcast.yaml: serialization: data-serializable-factories: [{factory-id: " + id
+                + ", class-name: " + SluiceSerializerFactory.class.getName() + "}] (in the Hazelcast Docker image,"
+                + " put the jars in /opt/hazelcast/ext/). Clients need SluiceHazelcast.configure(clientConfig).";
+    }
+
+    /**
+     * Proves that this instance and every member can read Sluice's classes: a local serialization round
+     * trip, then one {@link ProbeProcessor} per member (on a key that member owns).
+     *
+     * @throws IllegalStateException naming what to install where
+     */
+    void checkClasspath(long timeoutMillis) {
+        boolean client = !(instance.getLocalEndpoint() instanceof Member);
+        if (instance instanceof SerializationServiceSupport support) {
+            try {
+                var ss = support.getSerializationService();
+                ss.toObject(ss.toData(new WireVerdict(Verdict.of(true, 0, 1, -1, 0, 0))));
+            } catch (RuntimeException e) {
+                throw new IllegalStateException("this Hazelcast " + (client ? "client" : "member")
+                        + " has no Sluice serialization factory (" + e.getMessage() + "): create it from "
+                        + (client ? "SluiceHazelcast.configure(clientConfig)" : "SluiceHazelcast.configure(config)")
+                        + ", or register " + SluiceSerializerFactory.class.getName() + " under factory id "
+                        + SluiceSerializerFactory.factoryId() + " in its serialization config", e);
+            }
+        }
+        List<CompletableFuture<WireVerdict>> probes = new ArrayList<>();
+        try {
+            for (String key : probeKeys()) {
+                probes.add(replicated.submitToKey(key, new ProbeProcessor()).toCompletableFuture());
+            }
+            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+            for (CompletableFuture<WireVerdict> probe : probes) {
+                probe.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | RuntimeException | TimeoutException e) {
+            Throwable cause = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
+            if (isSerializationProblem(cause)) {
+                throw new IllegalStateException(missingClassesMessage(cause.getMessage()), cause);
+            }
+            // Unreachable or slow cluster: nothing proven either way. Decisions will fail, retry and follow
+            // the limiters' failure mode; a missing class then still surfaces as an IllegalStateException.
+        }
+    }
+
+    /** One key owned by each member, as far as the partition table is known now. */
+    private List<String> probeKeys() {
+        Set<Member> members = new HashSet<>(instance.getCluster().getMembers());
+        Set<Member> covered = new HashSet<>();
+        List<String> keys = new ArrayList<>();
+        String base = "sluice-probe-" + UUID.randomUUID() + "-";
+        for (int i = 0; i < 4096 && covered.size() < members.size(); i++) {
+            String key = base + i;
+            Partition partition = instance.getPartitionService().getPartition(key);
+            Member owner = partition.getOwner();
+            if (owner == null) {
+                if (keys.isEmpty()) {
+                    keys.add(key);
+                }
+                continue;
+            }
+            if (covered.add(owner)) {
+                keys.add(key);
+            }
+        }
+        return keys;
+    }
+
+    @Override
+    public String toString() {
+        return "Hazelcast store (maps " + mapName + ", " + SluiceHazelcast.ephemeralMapName(mapName) + " on "
+                + instance.getName() + ")";
+    }
+}

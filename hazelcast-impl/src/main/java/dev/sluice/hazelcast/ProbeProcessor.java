@@ -1,0 +1,60 @@
+package dev.sluice.hazelcast;
+
+import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.core.HazelcastInstanceAware;
+import com.hazelcast.core.ReadOnly;
+import com.hazelcast.map.EntryProcessor;
+import com.hazelcast.nio.ObjectDataInput;
+import com.hazelcast.nio.ObjectDataOutput;
+import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
+import java.io.IOException;
+import java.util.Map;
+
+/**
+ * Run once per member when limiters are created: proves that the member can deserialize Sluice's
+ * processors and that the caller can read a Sluice verdict. Reads nothing, writes nothing, answers a
+ * verdict whose limit is the member's {@link SluiceSerializerFactory#FORMAT_VERSION} and whose remaining
+ * permits are the member's time.
+ */
+final class ProbeProcessor implements EntryProcessor<String, long[], WireVerdict>, ReadOnly,
+        IdentifiedDataSerializable, HazelcastInstanceAware {
+    private transient HazelcastInstance instance;
+
+    ProbeProcessor() {}
+
+    @Override
+    public void setHazelcastInstance(HazelcastInstance hazelcastInstance) {
+        this.instance = hazelcastInstance;
+    }
+
+    @Override
+    public WireVerdict process(Map.Entry<String, long[]> entry) {
+        return new WireVerdict(dev.sluice.limiter.spi.Verdict.of(true, StepProcessor.now(instance),
+                SluiceSerializerFactory.FORMAT_VERSION, -1, 0, 0));
+    }
+
+    @Override
+    public EntryProcessor<String, long[], WireVerdict> getBackupProcessor() {
+        return null;
+    }
+
+    @Override
+    public int getFactoryId() {
+        return SluiceSerializerFactory.factoryId();
+    }
+
+    @Override
+    public int getClassId() {
+        return SluiceSerializerFactory.PROBE;
+    }
+
+    @Override
+    public void writeData(ObjectDataOutput out) throws IOException {
+        out.writeByte(SluiceSerializerFactory.FORMAT_VERSION);
+    }
+
+    @Override
+    public void readData(ObjectDataInput in) throws IOException {
+        SluiceSerializerFactory.checkVersion(in.readByte(), getClass());
+    }
+}

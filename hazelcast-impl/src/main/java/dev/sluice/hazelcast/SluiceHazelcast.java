@@ -1,0 +1,143 @@
+package dev.sluice.hazelcast;
+
+import com.hazelcast.client.config.ClientConfig;
+import com.hazelcast.client.config.ClientConnectionStrategyConfig;
+import com.hazelcast.client.properties.ClientProperty;
+import com.hazelcast.config.Config;
+import com.hazelcast.config.InMemoryFormat;
+import com.hazelcast.config.MapConfig;
+import com.hazelcast.config.MergePolicyConfig;
+import com.hazelcast.config.SerializationConfig;
+import com.hazelcast.nio.serialization.DataSerializableFactory;
+import dev.sluice.limiter.Durability;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Configures Hazelcast members and clients for Sluice. Members need it (or the equivalent declarative
+ * config) before they start; clients need the serialization factory to read verdicts.
+ *
+ * <p>Maps: {@value #DEFAULT_MAP_NAME} for {@link Durability#REPLICATED} limiters (one synchronous
+ * backup: an acknowledged decision survives the loss of one member) and {@code <name>}{@value
+ * #EPHEMERAL_SUFFIX} for {@link Durability#EPHEMERAL} ones (no backup: faster, and a member loss resets
+ * the budgets it owned). Both use the {@code OBJECT} in-memory format (the state, a {@code long[]}, is
+ * never serialized by a decision) and {@link SluiceMergePolicy}.
+ *
+ * <p>Time: each decision uses the cluster time of the key's owner. Tests may put a
+ * {@link java.time.InstantSource} into a member's user context under {@value #CLOCK_KEY}
+ * ({@code config.getUserContext().put(SluiceHazelcast.CLOCK_KEY, clock)}); that member's decisions then
+ * read it instead. Never do this in production: members with different clocks disagree on windows.
+ */
+public final class SluiceHazelcast {
+    /** Name of the map of replicated limiters unless another is given. */
+    public static final String DEFAULT_MAP_NAME = "sluice";
+    /** Appended to the map name to name the map of ephemeral limiters. */
+    public static final String EPHEMERAL_SUFFIX = "-ephemeral";
+    /** User-context key of an {@link java.time.InstantSource} that replaces cluster time (tests only). */
+    public static final String CLOCK_KEY = "sluice.clock";
+
+    private SluiceHazelcast() {}
+
+    /**
+     * Registers Sluice's serialization factory and configures the maps {@value #DEFAULT_MAP_NAME} and
+     * {@value #DEFAULT_MAP_NAME}{@value #EPHEMERAL_SUFFIX} on a member config.
+     *
+     * @return {@code config}
+     * @throws IllegalStateException if another factory already uses Sluice's factory id
+     */
+    public static Config configure(Config config) {
+        return configure(config, DEFAULT_MAP_NAME);
+    }
+
+    /**
+     * Registers Sluice's serialization factory and configures the maps {@code mapName} (backup count 1)
+     * and {@code mapName + "-ephemeral"} (backup count 0), both {@code OBJECT} in-memory format with
+     * {@link SluiceMergePolicy}. Other settings of those maps (from the config's defaults) are kept.
+     *
+     * @return {@code config}
+     * @throws IllegalStateException if another factory already uses Sluice's factory id
+     */
+    public static Config configure(Config config, String mapName) {
+        Objects.requireNonNull(config, "config");
+        Objects.requireNonNull(mapName, "mapName");
+        register(config.getSerializationConfig());
+        configureMap(config.getMapConfig(mapName), 1);
+        configureMap(config.getMapConfig(ephemeralMapName(mapName)), 0);
+        return config;
+    }
+
+    /**
+     * Registers Sluice's serialization factory on a client config.
+     *
+     * @return {@code config}
+     * @throws IllegalStateException if another factory already uses Sluice's factory id
+     */
+    public static ClientConfig configure(ClientConfig config) {
+        Objects.requireNonNull(config, "config");
+        register(config.getSerializationConfig());
+        return config;
+    }
+
+    /**
+     * Makes a client answer quickly when it loses the cluster, so that a limiter's
+     * {@code decisionTimeout} and failure mode apply instead of requests stalling:
+     * <ul>
+     *   <li>{@code ReconnectMode.ASYNC}: while disconnected, calls fail at once with
+     *       {@code HazelcastClientOfflineException} (retried by Sluice within the deadline, then the
+     *       failure mode) and the client keeps reconnecting in the background;
+     *   <li>{@code asyncStart}: creating the client does not wait for a cluster;
+     *   <li>cluster connect timeout -1: the client never gives up reconnecting (a finite timeout shuts the
+     *       client down for good when it runs out);
+     *   <li>invocation timeout {@code invocationTimeout} rounded up to whole seconds (at least 1 s):
+     *       bounds Hazelcast's own retries. It does not cut a running call short, which is why Sluice
+     *       always waits with its own deadline.
+     * </ul>
+     * With {@link HazelcastRateLimiters#create} on an async-started client, the classpath check runs
+     * only if the cluster is reachable then.
+     *
+     * @param invocationTimeout typically the limiters' {@code decisionTimeout}
+     * @return {@code config}
+     */
+    public static ClientConfig failFast(ClientConfig config, Duration invocationTimeout) {
+        Objects.requireNonNull(config, "config");
+        Objects.requireNonNull(invocationTimeout, "invocationTimeout");
+        if (invocationTimeout.isNegative() || invocationTimeout.isZero()) {
+            throw new IllegalArgumentException("invocationTimeout must be positive, was " + invocationTimeout);
+        }
+        ClientConnectionStrategyConfig strategy = config.getConnectionStrategyConfig();
+        strategy.setAsyncStart(true);
+        strategy.setReconnectMode(ClientConnectionStrategyConfig.ReconnectMode.ASYNC);
+        strategy.getConnectionRetryConfig().setClusterConnectTimeoutMillis(-1);
+        long seconds = Math.max(1, (invocationTimeout.toMillis() + 999) / 1000);
+        config.setProperty(ClientProperty.INVOCATION_TIMEOUT_SECONDS.getName(), Long.toString(seconds));
+        return config;
+    }
+
+    /** The map that holds ephemeral limiters when replicated ones are in {@code mapName}. */
+    public static String ephemeralMapName(String mapName) {
+        return mapName + EPHEMERAL_SUFFIX;
+    }
+
+    private static void configureMap(MapConfig map, int backupCount) {
+        map.setBackupCount(backupCount);
+        map.setAsyncBackupCount(0);
+        map.setInMemoryFormat(InMemoryFormat.OBJECT);
+        map.setMergePolicyConfig(new MergePolicyConfig(SluiceMergePolicy.class.getName(),
+                MergePolicyConfig.DEFAULT_BATCH_SIZE));
+    }
+
+    private static void register(SerializationConfig serialization) {
+        int id = SluiceSerializerFactory.factoryId();
+        DataSerializableFactory existing = serialization.getDataSerializableFactories().get(id);
+        String existingClass = serialization.getDataSerializableFactoryClasses().get(id);
+        String taken = existing != null ? existing.getClass().getName() : existingClass;
+        if (taken != null && !taken.equals(SluiceSerializerFactory.class.getName())) {
+            throw new IllegalStateException("data-serializable factory id " + id + " is taken by " + taken
+                    + ", and Sluice's " + SluiceSerializerFactory.class.getName() + " needs it; start members and"
+                    + " clients with -D" + SluiceSerializerFactory.FACTORY_ID_PROPERTY + "=<a free id>");
+        }
+        if (existing == null && existingClass == null) {
+            serialization.addDataSerializableFactory(id, new SluiceSerializerFactory());
+        }
+    }
+}

@@ -1,0 +1,108 @@
+package dev.sluice.hazelcast;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.hazelcast.map.EntryProcessor;
+import dev.sluice.limiter.Durability;
+import dev.sluice.limiter.LimitSpec;
+import dev.sluice.limiter.spi.Op;
+import dev.sluice.limiter.spi.StepRequest;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/** The entry processors on a plain entry: what is written, with which TTL, and what the backup gets. */
+final class HazelcastProcessorTest {
+    private static final LimitSpec ONE_PER_HOUR = LimitSpec.tokenBucket(1, 1, Duration.ofHours(1));
+
+    private static StepProcessor acquire(LimitSpec spec, long permits) {
+        return new StepProcessor(new StepRequest("k", spec, Op.ACQUIRE, permits, 0, Durability.REPLICATED));
+    }
+
+    @Test
+    void process_grant_writesStateWithTtlAndBackupCopiesIt() {
+        TestEntry entry = new TestEntry("k", null);
+        StepProcessor step = acquire(ONE_PER_HOUR, 1);
+        assertTrue(step.process(entry).toVerdict().granted());
+        assertNotNull(entry.value);
+        assertTrue(entry.ttlMillis > 0 && entry.ttlMillis <= 3_600_000, "ttl " + entry.ttlMillis);
+
+        EntryProcessor<String, long[], WireVerdict> backup = step.getBackupProcessor();
+        assertTrue(backup instanceof SetStateProcessor);
+        TestEntry replica = new TestEntry("k", null);
+        backup.process(replica);
+        assertSame(entry.value, replica.value, "the backup writes the primary's state, it does not decide again");
+        assertEquals(entry.ttlMillis, replica.ttlMillis);
+    }
+
+    /** A refusal changes nothing, so it must cost neither a write nor a backup round trip. */
+    @Test
+    void process_refusal_writesNothingAndHasNoBackup() {
+        TestEntry entry = new TestEntry("k", null);
+        acquire(ONE_PER_HOUR, 1).process(entry);
+        long[] stored = entry.value;
+        int writes = entry.writes;
+
+        StepProcessor refused = acquire(ONE_PER_HOUR, 1);
+        assertFalse(refused.process(entry).toVerdict().granted());
+        assertNull(refused.getBackupProcessor());
+        assertSame(stored, entry.value);
+        assertEquals(writes, entry.writes);
+    }
+
+    @Test
+    void process_probe_hasNoBackup() {
+        TestEntry entry = new TestEntry("k", null);
+        StepProcessor probe = acquire(ONE_PER_HOUR, 0);
+        assertTrue(probe.process(entry).toVerdict().granted());
+        assertNull(probe.getBackupProcessor());
+        assertNull(entry.value);
+        assertEquals(0, entry.writes);
+    }
+
+    @Test
+    void process_releaseOfLastLease_removesEntryOnPrimaryAndBackup() {
+        LimitSpec spec = LimitSpec.concurrency(2, Duration.ofMinutes(1));
+        TestEntry entry = new TestEntry("k", null);
+        long token = acquire(spec, 1).process(entry).toVerdict().token();
+        TestEntry replica = new TestEntry("k", entry.value);
+
+        StepProcessor release = new StepProcessor(
+                new StepRequest("k", spec, Op.RELEASE, 0, token, Durability.REPLICATED));
+        assertTrue(release.process(entry).toVerdict().granted());
+        assertNull(entry.value);
+        release.getBackupProcessor().process(replica);
+        assertNull(replica.value);
+    }
+
+    /** The stored array is the live instance under OBJECT format: a step must never change it. */
+    @Test
+    void process_neverMutatesTheStoredArray() {
+        LimitSpec spec = LimitSpec.fixedWindow(5, Duration.ofHours(1));
+        TestEntry entry = new TestEntry("k", null);
+        acquire(spec, 1).process(entry);
+        long[] stored = entry.value;
+        long[] copy = stored.clone();
+        acquire(spec, 2).process(entry);
+        assertArrayEquals(copy, stored);
+    }
+
+    @Test
+    void spec_roundTripsEveryAlgorithm() {
+        for (LimitSpec spec : new LimitSpec[] {
+                LimitSpec.fixedWindow(5, Duration.ofSeconds(3)),
+                LimitSpec.slidingWindow(5, Duration.ofSeconds(6), 3),
+                LimitSpec.slidingLog(5, Duration.ofSeconds(3)),
+                LimitSpec.slidingCounter(5, Duration.ofSeconds(3)),
+                LimitSpec.tokenBucket(5, 2, Duration.ofSeconds(3)),
+                LimitSpec.gcra(7, Duration.ofSeconds(3), 4),
+                LimitSpec.concurrency(5, Duration.ofSeconds(3))}) {
+            assertEquals(spec, acquire(spec, 1).spec());
+        }
+    }
+}

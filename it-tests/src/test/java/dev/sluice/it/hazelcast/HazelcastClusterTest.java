@@ -1,0 +1,120 @@
+package dev.sluice.it.hazelcast;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.hazelcast.cluster.Member;
+import com.hazelcast.core.HazelcastInstance;
+import dev.sluice.hazelcast.HazelcastRateLimiters;
+import dev.sluice.limiter.Durability;
+import dev.sluice.limiter.LimitSpec;
+import dev.sluice.limiter.LimiterOptions;
+import dev.sluice.limiter.RateLimiter;
+import dev.sluice.limiter.RateLimiters;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+
+/**
+ * Cluster behaviour on real time: idle state expires from the map, and budgets survive the loss of
+ * their owner (replicated) or reset with it (ephemeral). The owner-loss test terminates a member, so it
+ * runs last.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+final class HazelcastClusterTest {
+    private static final LimiterOptions OPTIONS = LimiterOptions.builder().decisionTimeout(Duration.ofSeconds(10))
+            .build();
+    private static TestCluster cluster;
+    private static List<RateLimiters> limiters;
+
+    @BeforeAll
+    static void start() {
+        cluster = TestCluster.start("sluice-cluster", 5921, 3, null);
+        limiters = cluster.members.stream().map(HazelcastRateLimiters::create).toList();
+    }
+
+    @AfterAll
+    static void stop() {
+        if (limiters != null) {
+            limiters.forEach(RateLimiters::close);
+        }
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    private static String unique(String what) {
+        return what + "-" + UUID.randomUUID();
+    }
+
+    /** Idle keys vanish by their TTL; there is no sweeper. Expiry runs on the members' own clocks. */
+    @Test
+    @Order(1)
+    void idleState_disappearsFromTheMapAfterItsTtl() {
+        RateLimiter limiter = limiters.get(0).limiter(unique("idle"), LimitSpec.fixedWindow(5, Duration.ofMillis(300)),
+                OPTIONS);
+        assertTrue(limiter.tryAcquire(1).isAcquired());
+        var map = cluster.members.get(1).getMap("sluice");
+        assertTrue(map.containsKey(limiter.key()), "stored with a TTL");
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (map.containsKey(limiter.key())) {
+            assertTrue(System.nanoTime() < deadline, "entry still present after 10 s");
+            Thread.onSpinWait();
+        }
+    }
+
+    @Test
+    @Order(2)
+    void ephemeralLimiter_usesTheMapWithoutBackup() {
+        RateLimiter limiter = limiters.get(0).limiter(unique("eph"), LimitSpec.tokenBucket(5, 1, Duration.ofHours(1)),
+                LimiterOptions.builder().durability(Durability.EPHEMERAL).build());
+        assertTrue(limiter.tryAcquire(2).isAcquired());
+        assertTrue(cluster.members.get(2).getMap("sluice-ephemeral").containsKey(limiter.key()));
+        assertFalse(cluster.members.get(2).getMap("sluice").containsKey(limiter.key()));
+        assertEquals(3, limiters.get(2).limiter(limiter.name(), limiter.spec(), limiter.options()).tryAcquire(0)
+                .remaining());
+    }
+
+    /** An acknowledged decision survives the loss of the key's owner: the backup holds the exact state. */
+    @Test
+    @Order(3)
+    void ownerTerminated_replicatedBudgetSurvives_ephemeralBudgetResets() {
+        LimitSpec spec = LimitSpec.tokenBucket(10, 1, Duration.ofHours(1));
+        HazelcastInstance any = cluster.members.get(0);
+        String name = unique("survive");
+        Member owner = any.getPartitionService().getPartition("sluice/" + name).getOwner();
+        String ephemeralName;
+        do {
+            ephemeralName = unique("reset");
+        } while (!any.getPartitionService().getPartition("sluice/" + ephemeralName).getOwner().equals(owner));
+        int ownerIndex = indexOf(owner);
+        RateLimiters caller = limiters.get((ownerIndex + 1) % 3);
+        RateLimiters survivor = limiters.get((ownerIndex + 2) % 3);
+        LimiterOptions ephemeral = OPTIONS.toBuilder().durability(Durability.EPHEMERAL).build();
+        assertTrue(caller.limiter(name, spec, OPTIONS).tryAcquire(7).isAcquired());
+        assertTrue(caller.limiter(ephemeralName, spec, ephemeral).tryAcquire(7).isAcquired());
+
+        cluster.members.get(ownerIndex).getLifecycleService().terminate();
+
+        assertEquals(3, survivor.limiter(name, spec, OPTIONS).tryAcquire(0).remaining(), "budget on the new owner");
+        assertEquals(10, survivor.limiter(ephemeralName, spec, ephemeral).tryAcquire(0).remaining(),
+                "an ephemeral budget is lost with its owner");
+    }
+
+    private static int indexOf(Member member) {
+        for (int i = 0; i < cluster.members.size(); i++) {
+            if (cluster.members.get(i).getCluster().getLocalMember().equals(member)) {
+                return i;
+            }
+        }
+        throw new AssertionError(member + " is not a member");
+    }
+}
