@@ -1,11 +1,14 @@
 package dev.sluice.demo;
 
+import com.hazelcast.core.Hazelcast;
+import com.hazelcast.core.HazelcastInstance;
 import java.util.List;
 import java.util.Objects;
 
 /**
  * The two app instances of the demo, A and B, in one JVM: two Hazelcast members joined over TCP-IP on
- * the loopback address, each with its own Jetty server. They share nothing but the cluster, exactly as
+ * the loopback address (A lists itself, B lists A and itself, so A never waits for B), each with its own
+ * Jetty server. They share nothing but the cluster, exactly as
  * two replicas on two machines would. Closing stops both.
  */
 final class DemoCluster implements AutoCloseable {
@@ -18,20 +21,43 @@ final class DemoCluster implements AutoCloseable {
     }
 
     /**
-     * Starts A, then B, which joins A. Both list both members, as two replicas configured alike would.
+     * Starts member A, then member B, which joins A; then the limiters and HTTP servers. The members
+     * start first so the partition table is laid out once over both, rather than migrated to B while it
+     * is still starting.
      *
-     * @throws Exception if an instance cannot start (a port in use, for example); A is stopped again
+     * @throws Exception if an instance cannot start (a port in use, for example); whatever started is stopped
+     * @throws IllegalStateException if B formed a cluster of its own instead of joining A
      */
     static DemoCluster start(DemoSettings settings) throws Exception {
         Objects.requireNonNull(settings, "settings");
         String bind = settings.bind();
-        List<String> members = List.of(bind + ":" + settings.hazelcastPortA(), bind + ":" + settings.hazelcastPortB());
-        DemoInstance a = DemoInstance.start("A", DemoInstance.memberConfig(settings.clusterName(), "A", bind,
-                settings.hazelcastPortA(), List.of(members.get(0))), bind, settings.httpPortA());
+        String addressA = bind + ":" + settings.hazelcastPortA();
+        String addressB = bind + ":" + settings.hazelcastPortB();
+        HazelcastInstance memberA = Hazelcast.newHazelcastInstance(DemoInstance.memberConfig(settings.clusterName(),
+                "A", bind, settings.hazelcastPortA(), List.of(addressA)));
+        HazelcastInstance memberB;
         try {
-            DemoInstance b = DemoInstance.start("B", DemoInstance.memberConfig(settings.clusterName(), "B", bind,
-                    settings.hazelcastPortB(), members), bind, settings.httpPortB());
-            return new DemoCluster(a, b);
+            memberB = Hazelcast.newHazelcastInstance(DemoInstance.memberConfig(settings.clusterName(), "B", bind,
+                    settings.hazelcastPortB(), List.of(addressA, addressB)));
+        } catch (RuntimeException | Error e) {
+            memberA.shutdown();
+            throw e;
+        }
+        if (memberB.getCluster().getMembers().size() != 2) {
+            memberB.shutdown();
+            memberA.shutdown();
+            throw new IllegalStateException("member B (" + addressB + ") did not join member A (" + addressA
+                    + ") in cluster '" + settings.clusterName() + "'");
+        }
+        DemoInstance a;
+        try {
+            a = DemoInstance.start("A", memberA, bind, settings.httpPortA());
+        } catch (Exception | Error e) {
+            memberB.shutdown();
+            throw e;
+        }
+        try {
+            return new DemoCluster(a, DemoInstance.start("B", memberB, bind, settings.httpPortB()));
         } catch (Exception | Error e) {
             a.close();
             throw e;

@@ -1,7 +1,6 @@
 package dev.sluice.demo;
 
 import com.hazelcast.config.Config;
-import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
 import dev.sluice.hazelcast.HazelcastRateLimiters;
 import dev.sluice.hazelcast.SluiceHazelcast;
@@ -42,27 +41,32 @@ final class DemoInstance implements AutoCloseable {
     }
 
     /**
-     * The member config of an instance: loopback TCP-IP join with {@code members}, no multicast, no phone
-     * home, no Hazelcast shutdown hook (the demo stops its members itself), Hazelcast logging through
-     * SLF4J (quiet: see {@code jetty-logging.properties}), Sluice's maps and serialization.
+     * The member config of an instance: TCP-IP join with {@code members}, listening on {@code bind} only
+     * (not on every interface), no multicast, no phone home, 71 partitions, no Hazelcast shutdown hook (the demo stops its members itself), Hazelcast logging through
+     * SLF4J unless the system property {@code hazelcast.logging.type} says otherwise (quiet: see
+     * {@code jetty-logging.properties}), Sluice's maps and serialization.
      */
     static Config memberConfig(String clusterName, String instanceName, String bind, int port, List<String> members) {
         Config config = SluiceMember.loopbackConfig(clusterName, bind, port, members);
         config.setInstanceName(clusterName + "-" + instanceName);
-        config.setProperty("hazelcast.logging.type", "slf4j");
+        if (System.getProperty("hazelcast.logging.type") == null) {
+            config.setProperty("hazelcast.logging.type", "slf4j");
+        }
         config.setProperty("hazelcast.shutdownhook.enabled", "false");
         config.setProperty("hazelcast.partition.count", "71");
+        config.setProperty("hazelcast.socket.bind.any", "false");
         return SluiceHazelcast.configure(config);
     }
 
     /**
-     * Starts a member with {@code config}, then the HTTP server on {@code bind:httpPort} (0 for a free port).
+     * Starts the HTTP server of an instance on {@code bind:httpPort} (0 for a free port) in front of the
+     * limiters of {@code member}, a started member. On failure the member is shut down too.
      *
-     * @throws Exception if the member or the server cannot start; whatever started is stopped again
+     * @throws Exception if the server cannot start (a port in use, for example)
      */
-    static DemoInstance start(String name, Config config, String bind, int httpPort) throws Exception {
+    static DemoInstance start(String name, HazelcastInstance member, String bind, int httpPort) throws Exception {
         Objects.requireNonNull(name, "name");
-        HazelcastInstance member = Hazelcast.newHazelcastInstance(config);
+        Objects.requireNonNull(member, "member");
         RateLimiters limiters = null;
         Server server = null;
         try {

@@ -12,7 +12,8 @@ import java.util.UUID;
  * {@link Tour}, then serves until the JVM is stopped (Ctrl-C), when a shutdown hook stops the servers and
  * members. With {@code --tour-only} (or {@code -Dsluice.demo.tour-only=true}) it stops after the tour
  * and exits 0 if every check held, 1 if not; 2 means it could not start. Ports and addresses are read
- * by {@link DemoSettings#fromSystemProperties(String[])}.
+ * by {@link DemoSettings#fromSystemProperties(String[])}; with {@code -Dsluice.demo.exit-with-parent=true}
+ * (set by {@code exec:exec@demo}) a serving demo also stops when its parent process (Maven) ends.
  */
 public final class SluiceDemo {
     private SluiceDemo() {}
@@ -32,6 +33,10 @@ public final class SluiceDemo {
             System.exit(status);
         }
         // Serving: Jetty's threads keep the JVM alive until it is stopped.
+        if (Boolean.getBoolean(DemoSettings.PREFIX + "exit-with-parent")) {
+            // exec:exec does not stop its child when Maven itself is killed; do not outlive it.
+            ProcessHandle.current().parent().ifPresent(p -> p.onExit().thenRun(() -> System.exit(0)));
+        }
     }
 
     /**
@@ -96,7 +101,7 @@ public final class SluiceDemo {
         DemoPolicies.descriptions().forEach((name, text) -> out.printf("  /api/%-16s %s%n", name, text));
         out.println("Try:");
         out.printf("  curl -i -H 'X-Api-Key: me' %s/api/token-bucket%n", a);
-        out.printf("  for i in $(seq 12); do curl -s -o /dev/null -w '%%{http_code} ' -H 'X-Api-Key: me'"
+        out.printf("  for i in $(seq 6); do curl -s -o /dev/null -w '%%{http_code} ' -H 'X-Api-Key: me'"
                 + " %s/api/fixed-window; curl -s -o /dev/null -w '%%{http_code} ' -H 'X-Api-Key: me'"
                 + " %s/api/fixed-window; done; echo%n", a, b);
         out.printf("  curl -s -H 'X-Api-Key: me' '%s/api/concurrency?sleep=5000' &%n", b);
