@@ -49,17 +49,17 @@ final class DemoCluster implements AutoCloseable {
             throw new IllegalStateException("member B (" + addressB + ") did not join member A (" + addressA
                     + ") in cluster '" + settings.clusterName() + "'");
         }
-        DemoInstance a;
+        DemoInstance a = null;
         try {
             a = DemoInstance.start("A", memberA, bind, settings.httpPortA());
-        } catch (Exception | Error e) {
-            memberB.shutdown();
-            throw e;
-        }
-        try {
             return new DemoCluster(a, DemoInstance.start("B", memberB, bind, settings.httpPortB()));
         } catch (Exception | Error e) {
-            a.close();
+            memberB.shutdown(); // B first, so that it does not warn about losing A
+            if (a != null) {
+                a.close();
+            } else {
+                memberA.shutdown();
+            }
             throw e;
         }
     }

@@ -60,7 +60,8 @@ final class DemoInstance implements AutoCloseable {
 
     /**
      * Starts the HTTP server of an instance on {@code bind:httpPort} (0 for a free port) in front of the
-     * limiters of {@code member}, a started member. On failure the member is shut down too.
+     * limiters of {@code member}, a started member. The instance owns the member once this returns; on
+     * failure the member is left running, for the caller to shut down.
      *
      * @throws Exception if the server cannot start (a port in use, for example)
      */
@@ -93,7 +94,6 @@ final class DemoInstance implements AutoCloseable {
             if (limiters != null) {
                 limiters.close();
             }
-            member.shutdown();
             throw e;
         }
     }

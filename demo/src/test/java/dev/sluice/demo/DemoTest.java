@@ -67,13 +67,13 @@ final class DemoTest {
         String alice = newKey();
         String bob = newKey();
         for (int i = 0; i < 10; i++) {
-            assertEquals(200, get(i % 2 == 0 ? cluster.a() : cluster.b(), "/api/fixed-window", alice).statusCode());
+            assertEquals(200, get(i % 2 == 0 ? cluster.a() : cluster.b(), "/api/sliding-log", alice).statusCode());
         }
-        assertEquals(429, get(cluster.a(), "/api/fixed-window", alice).statusCode());
-        assertEquals(429, get(cluster.b(), "/api/fixed-window", alice).statusCode());
+        assertEquals(429, get(cluster.a(), "/api/sliding-log", alice).statusCode());
+        assertEquals(429, get(cluster.b(), "/api/sliding-log", alice).statusCode());
 
-        HttpResponse<String> bobOnB = get(cluster.b(), "/api/fixed-window", bob);
-        HttpResponse<String> bobOnA = get(cluster.a(), "/api/fixed-window", bob);
+        HttpResponse<String> bobOnB = get(cluster.b(), "/api/sliding-log", bob);
+        HttpResponse<String> bobOnA = get(cluster.a(), "/api/sliding-log", bob);
 
         assertEquals(200, bobOnB.statusCode());
         assertEquals(200, bobOnA.statusCode());
