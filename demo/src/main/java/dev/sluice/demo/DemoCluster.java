@@ -8,8 +8,8 @@ import java.util.Objects;
 /**
  * The two app instances of the demo, A and B, in one JVM: two Hazelcast members joined over TCP-IP on
  * the loopback address (A lists itself, B lists A and itself, so A never waits for B), each with its own
- * Jetty server. They share nothing but the cluster, exactly as
- * two replicas on two machines would. Closing stops both.
+ * Jetty server. They share nothing but the cluster, exactly as two replicas on two machines would.
+ * Closing stops both.
  */
 final class DemoCluster implements AutoCloseable {
     private final DemoInstance a;
