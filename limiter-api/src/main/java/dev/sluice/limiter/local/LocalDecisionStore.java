@@ -47,6 +47,11 @@ final class LocalDecisionStore implements DecisionStore {
         states.entrySet().removeIf(e -> Algorithms.expiresAt(e.getValue()) <= now);
     }
 
+    /** The stored state of a key, or null (for tests). */
+    long[] peek(String key) {
+        return states.get(key);
+    }
+
     /** Entries currently held, expired or not (for tests). */
     int size() {
         return states.size();
