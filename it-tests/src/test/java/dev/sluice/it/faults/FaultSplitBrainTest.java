@@ -1,0 +1,148 @@
+package dev.sluice.it.faults;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.hazelcast.core.HazelcastInstance;
+import dev.sluice.hazelcast.HazelcastRateLimiters;
+import dev.sluice.limiter.Lease;
+import dev.sluice.limiter.LimitSpec;
+import dev.sluice.limiter.LimiterOptions;
+import dev.sluice.limiter.RateLimiter;
+import dev.sluice.limiter.RateLimiters;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** Scenario 4: two halves of a cluster decide alone, then merge. */
+@ExtendWith(Reaper.class)
+final class FaultSplitBrainTest {
+    private static final long LIMIT = 10;
+    /** Long enough for both JVMs to start and the split phase to run on a loaded 2-core machine. */
+    private static final int FIRST_MERGE_DELAY_SECONDS = 20;
+    private static final Duration DAY = Duration.ofDays(1);
+
+    /** Every algorithm, limit 10, with windows and periods far longer than the test. */
+    private static final List<LimitSpec> SPECS = List.of(
+            LimitSpec.fixedWindow(LIMIT, DAY),
+            LimitSpec.slidingWindow(LIMIT, DAY.multipliedBy(2), 2),
+            LimitSpec.slidingLog(LIMIT, Duration.ofHours(1)),
+            LimitSpec.slidingCounter(LIMIT, DAY),
+            LimitSpec.tokenBucket(LIMIT, 1, Duration.ofHours(1)),
+            LimitSpec.gcra(1, Duration.ofHours(1), LIMIT),
+            LimitSpec.concurrency(LIMIT, Duration.ofMinutes(5)));
+
+    /** Permits side A and side B take on one key while split. */
+    private record Split(String name, int a, int b) {}
+
+    private static final List<Split> SPLITS = List.of(new Split("a3b7", 3, 7), new Split("a7b3", 7, 3),
+            new Split("a2b3", 2, 3), new Split("a10b10", 10, 10));
+
+    /**
+     * Member A (port 6031, TCP-IP list A and B) starts alone; member B (6032, list: only itself) starts after
+     * it and forms a second cluster of the same name, which A cannot see until its first split-brain check
+     * ({@code hazelcast.merge.first.run.delay.seconds} 20, then every 3 s). While split, a client of each
+     * side takes permits on the same keys, for every algorithm with a limit of 10.
+     *
+     * <p>Expected, documented in {@code SluiceMergePolicy}: while split, each side decides alone and admits up
+     * to the full limit (10 on A and 10 on B on the same key: twice the limit overall). When A finds B, the
+     * smaller (or, at equal size, one) side merges into the other and the policy keeps, per key, the state
+     * with more consumption, whichever side merges: for the rate algorithms the larger consumption of
+     * the two (A 3 and B 7, or A 7 and B 3, both leave 3; A 2 and B 3 leaves 7); for concurrency the union of
+     * both sides' live leases (A 2 and B 3 leaves 5; the other keys none).
+     */
+    @Test
+    void splitBrain_eachSideAdmitsAloneAndTheMergeKeepsTheLargerConsumption() throws Exception {
+        try (FaultCluster cluster = new FaultCluster("faults-split", 6031, 2)
+                .property("hazelcast.merge.first.run.delay.seconds", Integer.toString(FIRST_MERGE_DELAY_SECONDS))
+                .property("hazelcast.merge.next.run.delay.seconds", "3")) {
+            long t0 = System.nanoTime();
+            cluster.launch(0, List.of(0, 1)).awaitOutput(FaultCluster.STARTED, FaultCluster.START_TIMEOUT);
+            long aStarted = System.nanoTime();
+            cluster.launch(1, List.of(1)).awaitOutput(FaultCluster.STARTED, FaultCluster.START_TIMEOUT);
+            Duration timeout = Duration.ofSeconds(5);
+            HazelcastInstance clientA = cluster.client(timeout, 0);
+            HazelcastInstance clientB = cluster.client(timeout, 1);
+            FaultCluster.awaitMembers(clientA, 1, Duration.ofSeconds(30));
+            FaultCluster.awaitMembers(clientB, 1, Duration.ofSeconds(30));
+            RateLimiters sideA = HazelcastRateLimiters.create(clientA);
+            RateLimiters sideB = HazelcastRateLimiters.create(clientB);
+            Windows.avoidBoundary(DAY, Duration.ofSeconds(120));
+            LimiterOptions options = LimiterOptions.builder().decisionTimeout(timeout).build();
+
+            List<Lease> held = new ArrayList<>(); // concurrency leases stay held until the end
+            for (LimitSpec spec : SPECS) {
+                for (Split split : SPLITS) {
+                    String name = name(spec, split);
+                    held.addAll(take(sideA.limiter(name, spec, options), split.a, "A " + name));
+                    held.addAll(take(sideB.limiter(name, spec, options), split.b, "B " + name));
+                    if (split.a == LIMIT) { // each side has admitted the full limit; now it refuses
+                        assertFalse(sideA.limiter(name, spec, options).tryAcquire(1).isAcquired(), "A " + name);
+                        assertFalse(sideB.limiter(name, spec, options).tryAcquire(1).isAcquired(), "B " + name);
+                    }
+                }
+            }
+            long splitDone = System.nanoTime();
+            assertEquals(1, clientA.getCluster().getMembers().size(), "the halves met before the split phase ended:"
+                    + " raise FIRST_MERGE_DELAY_SECONDS");
+            assertEquals(1, clientB.getCluster().getMembers().size(), "the halves met before the split phase ended");
+            System.out.printf("[faults] scenario 4: A started after %d ms, split phase done %d ms after A started%n",
+                    TimeUnit.NANOSECONDS.toMillis(aStarted - t0), TimeUnit.NANOSECONDS.toMillis(splitDone - aStarted));
+
+            HazelcastInstance merged = cluster.client(timeout);
+            FaultCluster.awaitMembers(merged, 2, Duration.ofSeconds(60));
+            long mergedAt = System.nanoTime();
+            RateLimiters after = HazelcastRateLimiters.create(merged);
+            Map<String, Long> expected = new LinkedHashMap<>();
+            for (LimitSpec spec : SPECS) {
+                for (Split split : SPLITS) {
+                    long used = spec instanceof LimitSpec.Concurrency ? split.a + split.b : Math.max(split.a, split.b);
+                    expected.put(name(spec, split), Math.max(0, LIMIT - used));
+                }
+            }
+            Map<String, Long> actual = new LinkedHashMap<>();
+            try {
+                FaultCluster.await(() -> {
+                    for (LimitSpec spec : SPECS) {
+                        for (Split split : SPLITS) {
+                            String name = name(spec, split);
+                            actual.put(name, after.limiter(name, spec, options).tryAcquire(0).remaining());
+                        }
+                    }
+                    return actual.equals(expected);
+                }, Duration.ofSeconds(30), () -> "remaining after the merge " + actual + ", expected " + expected);
+            } finally {
+                System.out.printf("[faults] scenario 4: clusters met %d ms after A started; remaining after the merge"
+                                + " (%d ms later): %s%n", TimeUnit.NANOSECONDS.toMillis(mergedAt - aStarted),
+                        TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - mergedAt), actual);
+            }
+            for (LimitSpec spec : SPECS) {
+                Lease next = after.limiter(name(spec, SPLITS.get(3)), spec, options).tryAcquire(1);
+                assertFalse(next.isAcquired(), spec.algorithm() + ": a spent key stays spent after the merge");
+            }
+            after.close();
+            sideA.close();
+            sideB.close();
+        }
+    }
+
+    private static String name(LimitSpec spec, Split split) {
+        return "split-" + spec.algorithm() + "-" + split.name;
+    }
+
+    private static List<Lease> take(RateLimiter limiter, int permits, String what) {
+        List<Lease> leases = new ArrayList<>();
+        for (int i = 0; i < permits; i++) {
+            Lease lease = limiter.tryAcquire(1);
+            assertTrue(lease.isAcquired() && !lease.isDegraded(), what + " permit " + (i + 1) + ": " + lease);
+            leases.add(lease);
+        }
+        return leases;
+    }
+}
