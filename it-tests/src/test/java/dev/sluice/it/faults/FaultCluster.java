@@ -4,14 +4,20 @@ import com.hazelcast.client.HazelcastClient;
 import com.hazelcast.client.config.ClientConfig;
 import com.hazelcast.cluster.Member;
 import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.map.IMap;
 import dev.sluice.hazelcast.SluiceHazelcast;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
@@ -155,6 +161,37 @@ final class FaultCluster implements AutoCloseable {
                 () -> "client sees " + client.getCluster().getMembers() + ", expected " + count + " members");
     }
 
+    /**
+     * Writes one entry per partition through {@code client} (a plain map with one synchronous backup, not
+     * Sluice's) and waits for all the writes; returns how long that took. On a freshly formed cluster the
+     * first writes can wait out the client's backup-ack timeout (5 s) while the partition table settles; a
+     * test that measures something else (a restart, a kill) warms up first so that this cold-start stall
+     * is not mistaken for the fault's effect.
+     */
+    static Duration warmUp(HazelcastInstance client) {
+        long start = System.nanoTime();
+        int partitions = client.getPartitionService().getPartitions().size();
+        Set<Integer> covered = new HashSet<>();
+        List<CompletableFuture<Long>> writes = new ArrayList<>();
+        IMap<String, Long> map = client.getMap("faults-warm-up");
+        for (int i = 0; covered.size() < partitions && i < 100_000; i++) {
+            String key = "warm-up-" + i;
+            if (covered.add(client.getPartitionService().getPartition(key).getPartitionId())) {
+                writes.add(map.putAsync(key, (long) i).toCompletableFuture());
+            }
+        }
+        try {
+            CompletableFuture.allOf(writes.toArray(new CompletableFuture<?>[0]))
+                    .get(60, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            throw new AssertionError("warm-up writes failed", e);
+        }
+        Duration took = Duration.ofNanos(System.nanoTime() - start);
+        System.out.println("[faults] warm-up: one write per partition (" + covered.size() + ") took " + took.toMillis()
+                + " ms");
+        return took;
+    }
+
     /** The index of the member that owns {@code key}'s partition, as {@code client} sees it, or -1. */
     int ownerOf(HazelcastInstance client, String key) {
         Member owner = client.getPartitionService().getPartition(key).getOwner();
@@ -162,7 +199,7 @@ final class FaultCluster implements AutoCloseable {
     }
 
     /** Polls {@code condition} every 20 ms. */
-    static void await(BooleanSupplier condition, Duration timeout, java.util.function.Supplier<String> failure) {
+    static void await(BooleanSupplier condition, Duration timeout, Supplier<String> failure) {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() > deadline) {

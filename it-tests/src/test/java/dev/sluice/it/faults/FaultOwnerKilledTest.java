@@ -59,6 +59,7 @@ final class FaultOwnerKilledTest {
             List<HazelcastInstance> clients = List.of(cluster.client(timeout), cluster.client(timeout));
             clients.forEach(c -> FaultCluster.awaitMembers(c, 3, Duration.ofSeconds(30)));
             List<RateLimiters> factories = clients.stream().map(HazelcastRateLimiters::create).toList();
+            clients.forEach(FaultCluster::warmUp);
             Windows.avoidBoundary(WINDOW, Duration.ofSeconds(60));
             RateLimiter[][] limiters = new RateLimiter[factories.size()][KEYS];
             for (int r = 0; r < factories.size(); r++) {
@@ -82,6 +83,7 @@ final class FaultOwnerKilledTest {
             Map<String, Throwable> unexpected = new ConcurrentHashMap<>();
             AtomicInteger done = new AtomicInteger();
             long[] latencies = new long[REQUESTS];
+            SlowCalls slow = new SlowCalls(1_000);
             CountDownLatch killPoint = new CountDownLatch(1);
             CountDownLatch start = new CountDownLatch(1);
             ExecutorService pool = Executors.newFixedThreadPool(THREADS);
@@ -116,7 +118,9 @@ final class FaultOwnerKilledTest {
                             } catch (RuntimeException e) {
                                 unexpected.put("request " + i + " key " + k, e);
                             }
-                            latencies[i] = System.nanoTime() - t0;
+                            long t1 = System.nanoTime();
+                            latencies[i] = t1 - t0;
+                            slow.record(t0, t1, "key " + k);
                             if (done.incrementAndGet() == KILL_AFTER) {
                                 killPoint.countDown();
                             }
@@ -128,7 +132,9 @@ final class FaultOwnerKilledTest {
                 start.countDown();
                 assertTrue(killPoint.await(2, TimeUnit.MINUTES), "load stalled before the kill");
                 killedAt = System.nanoTime();
+                slow.event("killing member " + victim);
                 cluster.kill(victim);
+                slow.event("member " + victim + " gone");
                 for (Future<?> f : futures) {
                     f.get(3, TimeUnit.MINUTES);
                 }
@@ -156,7 +162,7 @@ final class FaultOwnerKilledTest {
                             + " (%d ms in); %d decisions in %d ms; granted %d, over-charge %d permits%s%n",
                     victim, victimKeys, KILL_AFTER, REQUESTS, TimeUnit.NANOSECONDS.toMillis(killedAt - started),
                     REQUESTS, TimeUnit.NANOSECONDS.toMillis(took), totalGranted, totalOvercharge, report);
-            System.out.println("[faults] scenario 1: decision latency " + Latencies.summary(latencies));
+            System.out.println("[faults] scenario 1: decision latency " + Latencies.summary(latencies) + "; " + slow);
             assertTrue(unexpected.isEmpty(), () -> "exceptions the failure mode does not allow: " + unexpected);
             for (int k = 0; k < KEYS; k++) {
                 assertTrue(granted.get(k) <= LIMIT, "key " + k + " over-admitted: " + granted.get(k) + report);

@@ -51,6 +51,7 @@ final class FaultRollingRestartTest {
             List<HazelcastInstance> clients = List.of(cluster.client(timeout), cluster.client(timeout));
             clients.forEach(c -> FaultCluster.awaitMembers(c, 3, Duration.ofSeconds(30)));
             List<RateLimiters> factories = clients.stream().map(HazelcastRateLimiters::create).toList();
+            clients.forEach(FaultCluster::warmUp);
             Windows.avoidBoundary(WINDOW, Duration.ofSeconds(90));
             LimiterOptions options = LimiterOptions.builder().decisionTimeout(timeout).maxRetries(10).build();
             RateLimiter[][] limiters = new RateLimiter[factories.size()][KEYS];
@@ -64,6 +65,7 @@ final class FaultRollingRestartTest {
             AtomicLong degraded = new AtomicLong();
             Map<String, Throwable> errors = new ConcurrentHashMap<>();
             AtomicBoolean running = new AtomicBoolean(true);
+            SlowCalls slow = new SlowCalls(1_000);
             ExecutorService pool = Executors.newFixedThreadPool(THREADS);
             long[] decisionsAtRestart = new long[cluster.size() + 1];
             try {
@@ -73,6 +75,7 @@ final class FaultRollingRestartTest {
                     loops.add(pool.submit(() -> {
                         for (long i = thread; running.get(); i += THREADS) {
                             int k = (int) (i % KEYS);
+                            long t0 = System.nanoTime();
                             try {
                                 Lease lease = limiters[thread % limiters.length][k].tryAcquire(1);
                                 if (lease.isDegraded()) {
@@ -83,17 +86,22 @@ final class FaultRollingRestartTest {
                             } catch (RuntimeException e) {
                                 errors.put("key " + k + " at " + decisions.get(), e);
                             }
+                            slow.record(t0, System.nanoTime(), "key " + k);
                             decisions.incrementAndGet();
                             MemberProcess.sleep(1); // leave CPU for the restarting JVMs
                         }
                         return null;
                     }));
                 }
+                slow.event("load started");
                 FaultCluster.await(() -> decisions.get() >= 500, Duration.ofSeconds(60), () -> "no load");
                 for (int i = 0; i < cluster.size(); i++) {
                     decisionsAtRestart[i] = decisions.get();
+                    slow.event("stopping member " + i);
                     cluster.stop(i);
+                    slow.event("starting member " + i);
                     cluster.restart(i);
+                    slow.event("member " + i + " back");
                     for (HazelcastInstance client : clients) {
                         FaultCluster.awaitMembers(client, 3, Duration.ofSeconds(30));
                     }
@@ -111,6 +119,7 @@ final class FaultRollingRestartTest {
             System.out.printf("[faults] scenario 3: %d decisions (before restarts %d, %d, %d, after %d), granted %s,"
                             + " degraded %d, errors %d%n", decisions.get(), decisionsAtRestart[0], decisionsAtRestart[1],
                     decisionsAtRestart[2], decisionsAtRestart[3], granted, degraded.get(), errors.size());
+            System.out.println("[faults] scenario 3: " + slow);
             assertTrue(errors.isEmpty(), () -> "errors during the rolling restart: " + errors);
             assertEquals(0, degraded.get(), "degraded decisions");
             for (int k = 0; k < KEYS; k++) {

@@ -75,7 +75,8 @@ final class MemberProcess implements AutoCloseable {
                         ".level=WARNING",
                         "com.hazelcast.internal.cluster.level=INFO",
                         "com.hazelcast.instance.impl.level=INFO",
-                        "com.hazelcast.core.LifecycleService.level=INFO", ""));
+                        "com.hazelcast.core.LifecycleService.level=INFO",
+                        "com.hazelcast.internal.partition.impl.MigrationManager.level=INFO", ""));
             }
             List<String> command = new ArrayList<>();
             command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
