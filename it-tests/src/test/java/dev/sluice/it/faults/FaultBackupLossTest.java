@@ -22,6 +22,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -41,37 +42,44 @@ final class FaultBackupLossTest {
      * <p>Expected: the owner is alive and holds the state, so decisions go on; at most a moment's delay.
      * Observed: every call in flight when the backup died waits for the client's backup acknowledgement
      * until {@code hazelcast.client.operation.backup.timeout.millis} (default 5 s), so it outlives the 1 s
-     * decision timeout and is refused as degraded although the step ran and charged its permit. Disabled
-     * until {@code failFast} bounds that wait (see the report).
+     * decision timeout and is refused as degraded although the step ran and charged its permit (measured:
+     * 4 degraded of 4 in flight, all 4 charged). The same wait hits a client that is not yet connected to
+     * the backup member (the member cannot send it the ack): see {@link FaultCluster#awaitMembers}. Disabled
+     * until {@code SluiceHazelcast.failFast} turns backup acks to the client off (or bounds their timeout
+     * below the invocation timeout); run it with
+     * {@code -Djunit.jupiter.conditions.deactivate='org.junit.*DisabledCondition'}.
      */
     @Test
     @Disabled("defect: SluiceHazelcast.failFast leaves the client's 5 s backup-ack timeout, so decisions in"
             + " flight when a backup member dies are refused as degraded after the decision timeout (and charged)")
     void backupMemberKilled_failFastClient_decisionsStayInTime() throws Exception {
-        Outcome outcome = run("faults-backup-loss", 6061, null, Duration.ofSeconds(1));
+        Outcome outcome = run("faults-backup-loss", 6061, "failFast only", Duration.ofSeconds(1), config -> { });
         assertEquals(0, outcome.degraded(), outcome.toString());
     }
 
     /**
-     * The workaround: the client's backup-ack timeout well below the decision timeout
-     * ({@code hazelcast.client.operation.backup.timeout.millis=300}, decision timeout 2 s, which the default
-     * 5 s wait would still exceed): no degraded decision, and no permit consumed without a grant.
+     * The suggested fix, applied by hand: the client does not take backup acknowledgements itself
+     * ({@code ClientConfig.setBackupAckToClientEnabled(false)}), so the owner member waits for its backup and
+     * learns of the backup member's death from the cluster (here within 0.35-1.0 s). Expected and observed:
+     * no degraded decision within a 2 s decision timeout, which the default 5 s wait exceeds, and no permit
+     * consumed without a grant. (At 1 s, one run of three still had one call at 1003 ms. Shortening
+     * {@code hazelcast.client.operation.backup.timeout.millis} to 300 ms instead gave 0 degraded and a slowest
+     * call of 405-849 ms.)
      */
     @Test
-    void backupMemberKilled_shortClientBackupTimeout_decisionsStayInTime() throws Exception {
-        Outcome outcome = run("faults-backup-short", 6065, "300", Duration.ofSeconds(2));
+    void backupMemberKilled_backupAckViaOwner_decisionsStayInTime() throws Exception {
+        Outcome outcome = run("faults-backup-via-owner", 6065, "backup-ack-to-client off", Duration.ofSeconds(2),
+                config -> config.setBackupAckToClientEnabled(false));
         assertEquals(0, outcome.degraded(), outcome.toString());
         assertEquals(outcome.granted(), outcome.consumed(), outcome.toString());
     }
 
-    private static Outcome run(String name, int basePort, String clientBackupTimeoutMillis, Duration timeout)
-            throws Exception {
+    private static Outcome run(String name, int basePort, String variant, Duration timeout,
+            Consumer<ClientConfig> tweak) throws Exception {
         try (FaultCluster cluster = FaultCluster.start(name, basePort, 2)) {
             ClientConfig config = new ClientConfig().setClusterName(name);
             config.getNetworkConfig().addAddress(cluster.address(0), cluster.address(1));
-            if (clientBackupTimeoutMillis != null) {
-                config.setProperty("hazelcast.client.operation.backup.timeout.millis", clientBackupTimeoutMillis);
-            }
+            tweak.accept(config);
             HazelcastInstance client = cluster.client(SluiceHazelcast.failFast(SluiceHazelcast.configure(config), timeout));
             FaultCluster.awaitMembers(client, 2, Duration.ofSeconds(30));
             RateLimiters limiters = HazelcastRateLimiters.create(client);
@@ -113,7 +121,7 @@ final class FaultBackupLossTest {
                 }
                 FaultCluster.await(() -> decisions.get() > 500, Duration.ofSeconds(30), () -> "no load");
                 cluster.kill(1);
-                MemberProcess.sleep(6_000);
+                MemberProcess.sleep(4_000);
                 running.set(false);
                 for (Future<?> loop : loops) {
                     loop.get(30, TimeUnit.SECONDS);
@@ -125,8 +133,7 @@ final class FaultBackupLossTest {
             long consumed = 1_000_000 - key.tryAcquire(0).remaining();
             Outcome outcome = new Outcome(decisions.get(), degraded.get(), TimeUnit.NANOSECONDS.toMillis(maxNanos.get()),
                     consumed, granted.get());
-            System.out.println("[faults] backup loss (client backup timeout " + (clientBackupTimeoutMillis == null
-                    ? "default 5000" : clientBackupTimeoutMillis) + " ms, decision timeout " + timeout.toMillis()
+            System.out.println("[faults] backup loss (" + variant + ", decision timeout " + timeout.toMillis()
                     + " ms): " + outcome);
             limiters.close();
             return outcome;

@@ -56,7 +56,6 @@ final class FaultClientServerTest {
             HazelcastInstance client = cluster.client(Duration.ofSeconds(5));
             FaultCluster.awaitMembers(client, 2, Duration.ofSeconds(30));
             replicas.add(HazelcastRateLimiters.create(client));
-            FaultCluster.warmUp(client);
         }
     }
 

@@ -47,10 +47,14 @@ final class FaultOwnerKilledTest {
      * decision, so no budget is reset (a reset would show as over-admission: every key still has 1,400
      * requests to go after the kill, more than its whole limit); no caller sees an exception its failure
      * mode does not allow ({@code THROW}: only {@link DecisionUnavailableException}; {@code DENY}: none).
-     * Hazelcast runs a step at least once, so a step that ran on the dying owner (and reached its backup)
-     * while the caller saw the connection drop is retried and charges twice: consumption may exceed the
-     * grants by about the number of calls in flight on that owner. That over-charge is measured (the final
-     * consumption, read with a probe, minus the grants) and printed.
+     * Consumption may exceed the grants by about the number of calls in flight at the kill: Hazelcast runs
+     * a step at least once, so a step that ran on the dying owner (and reached its backup) while the caller
+     * saw the connection drop is retried and charges twice; and a step whose backup was on the killed member
+     * ran on its (live) owner, but the client waits for the lost backup's acknowledgement up to its backup
+     * timeout (5 s), longer than the decision timeout, so the caller gets the failure mode although the
+     * permit was taken (see {@link FaultBackupLossTest}). That over-charge is measured (the final
+     * consumption, read with a probe, minus the grants) and printed with the slow calls' time line. The
+     * clients warm up first ({@link FaultCluster#warmUp}) so that a cold-start stall is not counted.
      */
     @Test
     void ownerKilledUnderLoad_neverOverAdmitsAndBudgetsSurvive() throws Exception {

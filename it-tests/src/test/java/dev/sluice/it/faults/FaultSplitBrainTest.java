@@ -81,6 +81,9 @@ final class FaultSplitBrainTest {
                 for (Split split : SPLITS) {
                     String name = name(spec, split);
                     held.addAll(take(sideA.limiter(name, spec, options), split.a, "A " + name));
+                    // Leases granted by both sides in one millisecond share a token and merge into one
+                    // (FaultMergeLeaseCollisionTest); keep the sides a few milliseconds apart.
+                    MemberProcess.sleep(5);
                     held.addAll(take(sideB.limiter(name, spec, options), split.b, "B " + name));
                     if (split.a == LIMIT) { // each side has admitted the full limit; now it refuses
                         assertFalse(sideA.limiter(name, spec, options).tryAcquire(1).isAcquired(), "A " + name);
@@ -89,6 +92,7 @@ final class FaultSplitBrainTest {
                 }
             }
             long splitDone = System.nanoTime();
+            String before = "A " + rawStates(clientA, sideA) + "; B " + rawStates(clientB, sideB);
             assertEquals(1, clientA.getCluster().getMembers().size(), "the halves met before the split phase ended:"
                     + " raise FIRST_MERGE_DELAY_SECONDS");
             assertEquals(1, clientB.getCluster().getMembers().size(), "the halves met before the split phase ended");
@@ -118,6 +122,8 @@ final class FaultSplitBrainTest {
                     return actual.equals(expected);
                 }, Duration.ofSeconds(30), () -> "remaining after the merge " + actual + ", expected " + expected);
             } finally {
+                System.out.println("[faults] scenario 4: concurrency states before the merge: " + before
+                        + "; after: " + rawStates(merged, after));
                 System.out.printf("[faults] scenario 4: clusters met %d ms after A started; remaining after the merge"
                                 + " (%d ms later): %s%n", TimeUnit.NANOSECONDS.toMillis(mergedAt - aStarted),
                         TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - mergedAt), actual);
@@ -130,6 +136,19 @@ final class FaultSplitBrainTest {
             sideA.close();
             sideB.close();
         }
+    }
+
+    /** The stored {@code long[]} of each concurrency key, for diagnosis. */
+    private static String rawStates(HazelcastInstance client, RateLimiters limiters) {
+        StringBuilder out = new StringBuilder();
+        LimitSpec spec = SPECS.get(SPECS.size() - 1);
+        for (Split split : SPLITS) {
+            String key = limiters.limiter(name(spec, split), spec, LimiterOptions.defaults()).key();
+            Object state = client.getMap("sluice").get(key);
+            out.append(split.name).append('=').append(state instanceof long[] l ? java.util.Arrays.toString(l) : state)
+                    .append(' ');
+        }
+        return out.toString();
     }
 
     private static String name(LimitSpec spec, Split split) {
