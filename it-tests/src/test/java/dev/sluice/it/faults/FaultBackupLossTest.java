@@ -121,7 +121,7 @@ final class FaultBackupLossTest {
                 }
                 FaultCluster.await(() -> decisions.get() > 500, Duration.ofSeconds(30), () -> "no load");
                 cluster.kill(1);
-                MemberProcess.sleep(4_000);
+                MemberProcess.sleep(3_000);
                 running.set(false);
                 for (Future<?> loop : loops) {
                     loop.get(30, TimeUnit.SECONDS);

@@ -48,7 +48,7 @@ final class FaultClusterLostTest {
      * Two member JVMs, one client ({@code failFast} with the 1 s decision timeout), three limiters that never
      * run out ({@code ALLOW}, {@code DENY}, {@code THROW}; decision timeout 1 s, 2 retries), each called in a
      * loop by two threads; both members are killed with SIGKILL while they run, and the load continues for
-     * 3 s.
+     * 2 s.
      *
      * <p>Expected: every call returns within the decision timeout plus a margin (asserted: 1 s + 2 s); a call
      * either gets an ordinary decision (it reached the cluster in time) or the failure mode's: {@code ALLOW}
@@ -105,7 +105,7 @@ final class FaultClusterLostTest {
                 cluster.member(0).close(); // SIGKILL both, then wait for both to be gone
                 cluster.member(1).close();
                 allDeadAt = System.nanoTime();
-                MemberProcess.sleep(3_000);
+                MemberProcess.sleep(2_000);
                 running.set(false);
                 for (Future<?> loop : loops) {
                     loop.get(DECISION_TIMEOUT.plus(MARGIN).toMillis() + 5_000, TimeUnit.MILLISECONDS);
