@@ -18,10 +18,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -72,7 +71,7 @@ final class FaultClusterLostTest {
                     LimiterOptions.builder().failureMode(mode).decisionTimeout(DECISION_TIMEOUT).maxRetries(2).build()))
                     .toList();
 
-            List<Call> calls = java.util.Collections.synchronizedList(new ArrayList<>());
+            List<Call> calls = Collections.synchronizedList(new ArrayList<>());
             AtomicBoolean running = new AtomicBoolean(true);
             CountDownLatch warm = new CountDownLatch(MODES.size() * 2);
             ExecutorService pool = Executors.newFixedThreadPool(MODES.size() * 2);

@@ -13,6 +13,7 @@ import dev.sluice.limiter.RateLimiter;
 import dev.sluice.limiter.RateLimiters;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -145,7 +146,7 @@ final class FaultSplitBrainTest {
         for (Split split : SPLITS) {
             String key = limiters.limiter(name(spec, split), spec, LimiterOptions.defaults()).key();
             Object state = client.getMap("sluice").get(key);
-            out.append(split.name).append('=').append(state instanceof long[] l ? java.util.Arrays.toString(l) : state)
+            out.append(split.name).append('=').append(state instanceof long[] l ? Arrays.toString(l) : state)
                     .append(' ');
         }
         return out.toString();

@@ -11,6 +11,10 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 final class Reaper implements AfterAllCallback {
     @Override
     public void afterAll(ExtensionContext context) {
+        int left = MemberProcess.liveCount();
+        if (left > 0) {
+            System.out.println("[faults] " + context.getDisplayName() + " left " + left + " member JVMs running; killing them");
+        }
         MemberProcess.killAll();
     }
 }
