@@ -26,7 +26,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 final class FaultSplitBrainTest {
     private static final long LIMIT = 10;
     /** Long enough for both JVMs to start and the split phase to run on a loaded 2-core machine. */
-    private static final int FIRST_MERGE_DELAY_SECONDS = 16;
+    private static final int FIRST_MERGE_DELAY_SECONDS = 20;
     private static final Duration DAY = Duration.ofDays(1);
 
     /** Every algorithm, limit 10, with windows and periods far longer than the test. */
@@ -48,7 +48,7 @@ final class FaultSplitBrainTest {
     /**
      * Member A (port 6031, TCP-IP list A and B) starts alone; member B (6032, list: only itself) starts after
      * it and forms a second cluster of the same name, which A cannot see until its first split-brain check
-     * ({@code hazelcast.merge.first.run.delay.seconds} 16, then every 3 s). While split, a client of each
+     * ({@code hazelcast.merge.first.run.delay.seconds} 20, then every 3 s). While split, a client of each
      * side takes permits on the same keys, for every algorithm with a limit of 10.
      *
      * <p>Expected, documented in {@code SluiceMergePolicy}: while split, each side decides alone and admits up
