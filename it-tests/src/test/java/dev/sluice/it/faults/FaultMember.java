@@ -1,6 +1,7 @@
 package dev.sluice.it.faults;
 
 import com.hazelcast.core.Hazelcast;
+import com.hazelcast.core.HazelcastInstance;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -14,7 +15,9 @@ import java.util.Arrays;
  * a classpath without Sluice).
  *
  * <p>The watchdog reads standard input, a pipe from the test JVM: the line {@code stop} shuts the members
- * of this JVM down gracefully and exits; end of input means the test JVM is gone (it closed the pipe, or
+ * of this JVM down gracefully and exits; {@code tcp-ip-add host:port} adds a member to the running members'
+ * TCP-IP join list, which their next split-brain check searches (so a test decides when two clusters may
+ * find each other); end of input means the test JVM is gone (it closed the pipe, or
  * died, even by SIGKILL), and the JVM halts at once. A member therefore never outlives its test run.
  */
 final class FaultMember {
@@ -31,7 +34,13 @@ final class FaultMember {
     private static void watch() {
         try (BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
             for (String line = in.readLine(); line != null; line = in.readLine()) {
-                if (line.trim().equals("stop")) {
+                if (line.startsWith("tcp-ip-add ")) {
+                    String member = line.substring("tcp-ip-add ".length()).trim();
+                    for (HazelcastInstance instance : Hazelcast.getAllHazelcastInstances()) {
+                        instance.getConfig().getNetworkConfig().getJoin().getTcpIpConfig().addMember(member);
+                    }
+                    System.out.println("fault-member: tcp-ip member " + member + " added");
+                } else if (line.trim().equals("stop")) {
                     System.out.println("fault-member: graceful stop requested");
                     Hazelcast.shutdownAll();
                     System.out.println("fault-member: stopped");

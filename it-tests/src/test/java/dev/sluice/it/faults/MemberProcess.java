@@ -205,6 +205,16 @@ final class MemberProcess implements AutoCloseable {
         awaitExit(Duration.ofSeconds(30));
     }
 
+    /** Sends one line to the member's {@link FaultMember} watchdog. */
+    void command(String line) {
+        try {
+            stdin.write((line + "\n").getBytes(StandardCharsets.UTF_8));
+            stdin.flush();
+        } catch (IOException e) {
+            throw new IllegalStateException("member " + name + " does not take commands: " + e, e);
+        }
+    }
+
     /**
      * Graceful: the member migrates its partitions away and leaves ({@code HazelcastInstance.shutdown()}),
      * then the JVM exits.
