@@ -82,7 +82,7 @@ final class FaultBackupLossTest {
             HazelcastInstance client = cluster.client(SluiceHazelcast.failFast(SluiceHazelcast.configure(config), timeout));
             FaultCluster.awaitMembers(client, 2, Duration.ofSeconds(30));
             RateLimiters limiters = HazelcastRateLimiters.create(client);
-            LimitSpec spec = LimitSpec.fixedWindow(1_000_000, Duration.ofHours(1));
+            LimitSpec spec = LimitSpec.fixedWindow(1_000_000, Duration.ofDays(1));
             LimiterOptions options = LimiterOptions.builder().failureMode(FailureMode.DENY).decisionTimeout(timeout)
                     .build();
             RateLimiter limiter = null;
@@ -92,7 +92,7 @@ final class FaultBackupLossTest {
                     limiter = candidate;
                 }
             }
-            Windows.avoidBoundary(Duration.ofHours(1), Duration.ofSeconds(30));
+            Windows.avoidBoundary(Duration.ofDays(1), Duration.ofSeconds(30));
             RateLimiter key = limiter;
             AtomicBoolean running = new AtomicBoolean(true);
             AtomicLong decisions = new AtomicLong();

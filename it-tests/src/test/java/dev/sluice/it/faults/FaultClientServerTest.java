@@ -70,14 +70,14 @@ final class FaultClientServerTest {
     }
 
     static Stream<LimitSpec> limit100() {
-        Duration hour = Duration.ofHours(1);
+        Duration day = Duration.ofDays(1);
         return Stream.of(
-                LimitSpec.fixedWindow(LIMIT, hour),
-                LimitSpec.slidingWindow(LIMIT, hour, 6),
-                LimitSpec.slidingLog(LIMIT, hour),
-                LimitSpec.slidingCounter(LIMIT, hour),
-                LimitSpec.tokenBucket(LIMIT, 1, hour),
-                LimitSpec.gcra(1, hour, LIMIT),
+                LimitSpec.fixedWindow(LIMIT, day),
+                LimitSpec.slidingWindow(LIMIT, day, 6),
+                LimitSpec.slidingLog(LIMIT, day),
+                LimitSpec.slidingCounter(LIMIT, day),
+                LimitSpec.tokenBucket(LIMIT, 1, day),
+                LimitSpec.gcra(1, day, LIMIT),
                 LimitSpec.concurrency(LIMIT, Duration.ofMinutes(1)));
     }
 
@@ -89,7 +89,7 @@ final class FaultClientServerTest {
     @ParameterizedTest
     @MethodSource("limit100")
     void tryAcquire_heavyConcurrencyFromTwoClients_grantsExactlyTheLimit(LimitSpec spec) throws Exception {
-        Windows.avoidBoundary(Duration.ofHours(1), Duration.ofSeconds(30));
+        Windows.avoidBoundary(Duration.ofDays(1), Duration.ofSeconds(30));
         String name = "exact-" + UUID.randomUUID();
         LimiterOptions options = LimiterOptions.builder().decisionTimeout(Duration.ofSeconds(10)).build();
         List<RateLimiter> limiters = replicas.stream().map(r -> r.limiter(name, spec, options)).toList();

@@ -152,9 +152,9 @@ final class FaultClusterLostTest {
 
             cluster.restart(0);
             FaultCluster.awaitMembers(client, 1, Duration.ofSeconds(30));
-            RateLimiter exact = limiters.limiter("lost-after-restart", LimitSpec.fixedWindow(10, Duration.ofHours(1)),
+            RateLimiter exact = limiters.limiter("lost-after-restart", LimitSpec.fixedWindow(10, Duration.ofDays(1)),
                     LimiterOptions.builder().decisionTimeout(Duration.ofSeconds(5)).build());
-            Windows.avoidBoundary(Duration.ofHours(1), Duration.ofSeconds(10));
+            Windows.avoidBoundary(Duration.ofDays(1), Duration.ofSeconds(10));
             int granted = 0;
             for (int i = 0; i < 15; i++) {
                 Lease lease = exact.tryAcquire(1);

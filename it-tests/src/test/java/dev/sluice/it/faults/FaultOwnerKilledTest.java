@@ -35,7 +35,7 @@ final class FaultOwnerKilledTest {
     private static final int REQUESTS = 20_000;
     private static final int THREADS = 8;
     private static final int KILL_AFTER = 6_000;
-    private static final Duration WINDOW = Duration.ofHours(1);
+    private static final Duration WINDOW = Duration.ofDays(1);
 
     /**
      * Three member JVMs (backup count 1), two clients in this JVM, 8 threads making 20,000 single-permit

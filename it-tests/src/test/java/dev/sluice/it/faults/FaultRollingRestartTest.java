@@ -31,7 +31,7 @@ final class FaultRollingRestartTest {
     private static final int KEYS = 6;
     private static final int LIMIT = 300;
     private static final int THREADS = 4;
-    private static final Duration WINDOW = Duration.ofHours(1);
+    private static final Duration WINDOW = Duration.ofDays(1);
 
     /**
      * Three member JVMs; two clients; four threads acquire on 6 keys of limit 300 (fixed window, sliding
