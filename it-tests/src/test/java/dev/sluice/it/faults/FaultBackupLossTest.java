@@ -1,0 +1,141 @@
+package dev.sluice.it.faults;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import com.hazelcast.client.config.ClientConfig;
+import com.hazelcast.core.HazelcastInstance;
+import dev.sluice.hazelcast.HazelcastRateLimiters;
+import dev.sluice.hazelcast.SluiceHazelcast;
+import dev.sluice.limiter.FailureMode;
+import dev.sluice.limiter.Lease;
+import dev.sluice.limiter.LimitSpec;
+import dev.sluice.limiter.LimiterOptions;
+import dev.sluice.limiter.RateLimiter;
+import dev.sluice.limiter.RateLimiters;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.Disabled;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** Losing only the backup replica of a key, whose owner stays up. */
+@ExtendWith(Reaper.class)
+final class FaultBackupLossTest {
+
+    /** Decisions, degraded ones and the slowest, on one key while the member holding its backup is killed. */
+    private record Outcome(long decisions, long degraded, long maxMillis, long consumed, long granted) {}
+
+    /**
+     * Two member JVMs; the key's owner is member 0, so its backup is on member 1, which is killed (SIGKILL)
+     * while four threads decide on the key (decision timeout 1 s, {@code DENY}) through a client set up with
+     * {@code SluiceHazelcast.failFast(config, 1 s)} only.
+     *
+     * <p>Expected: the owner is alive and holds the state, so decisions go on; at most a moment's delay.
+     * Observed: every call in flight when the backup died waits for the client's backup acknowledgement
+     * until {@code hazelcast.client.operation.backup.timeout.millis} (default 5 s), so it outlives the 1 s
+     * decision timeout and is refused as degraded although the step ran and charged its permit (measured:
+     * 4 degraded of 4 in flight, all 4 charged). The same wait hits a client that is not yet connected to
+     * the backup member (the member cannot send it the ack): see {@link FaultCluster#awaitMembers}. Disabled
+     * until {@code SluiceHazelcast.failFast} turns backup acks to the client off (or bounds their timeout
+     * below the invocation timeout); run it with
+     * {@code -Djunit.jupiter.conditions.deactivate='org.junit.*DisabledCondition'}.
+     */
+    @Test
+    @Disabled("defect: SluiceHazelcast.failFast leaves the client's 5 s backup-ack timeout, so decisions in"
+            + " flight when a backup member dies are refused as degraded after the decision timeout (and charged)")
+    void backupMemberKilled_failFastClient_decisionsStayInTime() throws Exception {
+        Outcome outcome = run("faults-backup-loss", 6061, "failFast only", Duration.ofSeconds(1), config -> { });
+        assertEquals(0, outcome.degraded(), outcome.toString());
+    }
+
+    /**
+     * The suggested fix, applied by hand: the client does not take backup acknowledgements itself
+     * ({@code ClientConfig.setBackupAckToClientEnabled(false)}), so the owner member waits for its backup and
+     * learns of the backup member's death from the cluster (here within 0.35-1.0 s). Expected and observed:
+     * no degraded decision within a 2 s decision timeout, which the default 5 s wait exceeds, and no permit
+     * consumed without a grant. (At 1 s, one run of three still had one call at 1003 ms. Shortening
+     * {@code hazelcast.client.operation.backup.timeout.millis} to 300 ms instead gave 0 degraded and a slowest
+     * call of 405-849 ms.)
+     */
+    @Test
+    void backupMemberKilled_backupAckViaOwner_decisionsStayInTime() throws Exception {
+        Outcome outcome = run("faults-backup-via-owner", 6065, "backup-ack-to-client off", Duration.ofSeconds(2),
+                config -> config.setBackupAckToClientEnabled(false));
+        assertEquals(0, outcome.degraded(), outcome.toString());
+        assertEquals(outcome.granted(), outcome.consumed(), outcome.toString());
+    }
+
+    private static Outcome run(String name, int basePort, String variant, Duration timeout,
+            Consumer<ClientConfig> tweak) throws Exception {
+        try (FaultCluster cluster = FaultCluster.start(name, basePort, 2)) {
+            ClientConfig config = new ClientConfig().setClusterName(name);
+            config.getNetworkConfig().addAddress(cluster.address(0), cluster.address(1));
+            tweak.accept(config);
+            HazelcastInstance client = cluster.client(SluiceHazelcast.failFast(SluiceHazelcast.configure(config), timeout));
+            FaultCluster.awaitMembers(client, 2, Duration.ofSeconds(30));
+            RateLimiters limiters = HazelcastRateLimiters.create(client);
+            LimitSpec spec = LimitSpec.fixedWindow(1_000_000, Duration.ofDays(1));
+            LimiterOptions options = LimiterOptions.builder().failureMode(FailureMode.DENY).decisionTimeout(timeout)
+                    .build();
+            RateLimiter limiter = null;
+            for (int i = 0; limiter == null; i++) {
+                RateLimiter candidate = limiters.limiter("backup-loss-" + i, spec, options);
+                if (cluster.ownerOf(client, candidate.key()) == 0) {
+                    limiter = candidate;
+                }
+            }
+            Windows.avoidBoundary(Duration.ofDays(1), Duration.ofSeconds(30));
+            RateLimiter key = limiter;
+            AtomicBoolean running = new AtomicBoolean(true);
+            AtomicLong decisions = new AtomicLong();
+            AtomicLong degraded = new AtomicLong();
+            AtomicLong granted = new AtomicLong();
+            AtomicLong maxNanos = new AtomicLong();
+            ExecutorService pool = Executors.newFixedThreadPool(4);
+            try {
+                List<Future<?>> loops = new ArrayList<>();
+                for (int t = 0; t < 4; t++) {
+                    loops.add(pool.submit(() -> {
+                        while (running.get()) {
+                            long t0 = System.nanoTime();
+                            Lease lease = key.tryAcquire(1);
+                            maxNanos.accumulateAndGet(System.nanoTime() - t0, Math::max);
+                            decisions.incrementAndGet();
+                            if (lease.isDegraded()) {
+                                degraded.incrementAndGet();
+                            } else if (lease.isAcquired()) {
+                                granted.incrementAndGet();
+                            }
+                        }
+                        return null;
+                    }));
+                }
+                FaultCluster.await(() -> decisions.get() > 500, Duration.ofSeconds(30), () -> "no load");
+                cluster.kill(1);
+                MemberProcess.sleep(3_000);
+                running.set(false);
+                for (Future<?> loop : loops) {
+                    loop.get(30, TimeUnit.SECONDS);
+                }
+            } finally {
+                running.set(false);
+                pool.shutdownNow();
+            }
+            long consumed = 1_000_000 - key.tryAcquire(0).remaining();
+            Outcome outcome = new Outcome(decisions.get(), degraded.get(), TimeUnit.NANOSECONDS.toMillis(maxNanos.get()),
+                    consumed, granted.get());
+            System.out.println("[faults] backup loss (" + variant + ", decision timeout " + timeout.toMillis()
+                    + " ms): " + outcome);
+            limiters.close();
+            return outcome;
+        }
+    }
+}

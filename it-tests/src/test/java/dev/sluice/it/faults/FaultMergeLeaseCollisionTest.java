@@ -1,0 +1,44 @@
+package dev.sluice.it.faults;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sluice.limiter.LimitSpec;
+import dev.sluice.limiter.spi.Algorithms;
+import dev.sluice.limiter.spi.Op;
+import dev.sluice.limiter.spi.StateMerge;
+import dev.sluice.limiter.spi.Verdict;
+import java.time.Duration;
+import org.junit.jupiter.api.Disabled;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Found by {@link FaultSplitBrainTest} (one run in four on a loaded machine: a key where side A held 2 leases
+ * and side B 3 read 4 held after the merge): concurrency leases granted on both sides of a split in the same
+ * millisecond get the same token, and the merge, which takes the union of leases by token, keeps only one.
+ */
+final class FaultMergeLeaseCollisionTest {
+
+    /**
+     * Regression: two leases granted while split, one per side in the same millisecond, merged into one.
+     *
+     * <p>Expected ({@code StateMerge}: "concurrency: the union of the leases"): both leases survive the merge,
+     * so 2 of 3 permits are held. Observed: the token is {@code max(lastToken + 1, now << 20)} on each side,
+     * so both leases carry the token {@code 1_000 << 20}; the merge sees one lease "on both sides" and 1 permit
+     * held, and the healed cluster grants a third lease on top of the two that are still in use.
+     */
+    @Test
+    @Disabled("defect: concurrency lease tokens collide across split sides (same key, same millisecond),"
+            + " so StateMerge's union drops a live lease and the merged cluster over-admits")
+    void merge_leasesGrantedOnBothSidesInTheSameMillisecond_keepsBoth() {
+        LimitSpec spec = LimitSpec.concurrency(3, Duration.ofMinutes(1));
+        Verdict sideA = Algorithms.step(spec, null, 1_000, Op.ACQUIRE, 1, 0);
+        Verdict sideB = Algorithms.step(spec, null, 1_000, Op.ACQUIRE, 1, 0);
+        assertTrue(sideA.granted() && sideB.granted());
+
+        long[] merged = StateMerge.merge(sideA.state(), sideB.state());
+        Verdict probe = Algorithms.step(spec, merged, 1_001, Op.ACQUIRE, 0, 0);
+        assertEquals(1, probe.remaining(), "two leases held after the merge, one permit left (tokens "
+                + sideA.token() + " and " + sideB.token() + ")");
+    }
+}
