@@ -22,7 +22,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -34,31 +33,9 @@ final class FaultBackupLossTest {
     private record Outcome(long decisions, long degraded, long maxMillis, long consumed, long granted) {}
 
     /**
-     * Two member JVMs; the key's owner is member 0, so its backup is on member 1, which is killed (SIGKILL)
-     * while four threads decide on the key (decision timeout 1 s, {@code DENY}) through a client set up with
-     * {@code SluiceHazelcast.failFast(config, 1 s)} only.
-     *
-     * <p>Expected: the owner is alive and holds the state, so decisions go on; at most a moment's delay.
-     * Observed: every call in flight when the backup died waits for the client's backup acknowledgement
-     * until {@code hazelcast.client.operation.backup.timeout.millis} (default 5 s), so it outlives the 1 s
-     * decision timeout and is refused as degraded although the step ran and charged its permit (measured:
-     * 4 degraded of 4 in flight, all 4 charged). The same wait hits a client that is not yet connected to
-     * the backup member (the member cannot send it the ack): see {@link FaultCluster#awaitMembers}. Disabled
-     * until {@code SluiceHazelcast.failFast} turns backup acks to the client off (or bounds their timeout
-     * below the invocation timeout); run it with
-     * {@code -Djunit.jupiter.conditions.deactivate='org.junit.*DisabledCondition'}.
-     */
-    @Test
-    @Disabled("defect: SluiceHazelcast.failFast leaves the client's 5 s backup-ack timeout, so decisions in"
-            + " flight when a backup member dies are refused as degraded after the decision timeout (and charged)")
-    void backupMemberKilled_failFastClient_decisionsStayInTime() throws Exception {
-        Outcome outcome = run("faults-backup-loss", 6061, "failFast only", Duration.ofSeconds(1), config -> { });
-        assertEquals(0, outcome.degraded(), outcome.toString());
-    }
-
-    /**
-     * The suggested fix, applied by hand: the client does not take backup acknowledgements itself
-     * ({@code ClientConfig.setBackupAckToClientEnabled(false)}), so the owner member waits for its backup and
+     * Regression: {@code failFast} used to leave the client taking backup acknowledgements itself, with a 5 s
+     * wait, so decisions in flight when a key's backup member died came back degraded although charged. Now
+     * the owner member waits for its backup ({@code ClientConfig.setBackupAckToClientEnabled(false)}) and
      * learns of the backup member's death from the cluster (here within 0.35-1.0 s). Expected and observed:
      * no degraded decision within a 2 s decision timeout, which the default 5 s wait exceeds, and no permit
      * consumed without a grant. (At 1 s, one run of three still had one call at 1003 ms. Shortening
@@ -67,8 +44,8 @@ final class FaultBackupLossTest {
      */
     @Test
     void backupMemberKilled_backupAckViaOwner_decisionsStayInTime() throws Exception {
-        Outcome outcome = run("faults-backup-via-owner", 6065, "backup-ack-to-client off", Duration.ofSeconds(2),
-                config -> config.setBackupAckToClientEnabled(false));
+        Outcome outcome = run("faults-backup-via-owner", 6065, "failFast (backup acks via the owner)",
+                Duration.ofSeconds(2), config -> { });
         assertEquals(0, outcome.degraded(), outcome.toString());
         assertEquals(outcome.granted(), outcome.consumed(), outcome.toString());
     }

@@ -9,7 +9,6 @@ import dev.sluice.limiter.spi.Op;
 import dev.sluice.limiter.spi.StateMerge;
 import dev.sluice.limiter.spi.Verdict;
 import java.time.Duration;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -23,17 +22,17 @@ final class FaultMergeLeaseCollisionTest {
      * Regression: two leases granted while split, one per side in the same millisecond, merged into one.
      *
      * <p>Expected ({@code StateMerge}: "concurrency: the union of the leases"): both leases survive the merge,
-     * so 2 of 3 permits are held. Observed: the token is {@code max(lastToken + 1, now << 20)} on each side,
-     * so both leases carry the token {@code 1_000 << 20}; the merge sees one lease "on both sides" and 1 permit
-     * held, and the healed cluster grants a third lease on top of the two that are still in use.
+     * so 2 of 3 permits are held. Before the fix the token was {@code max(lastToken + 1, now << 20)} on each
+     * side, so both leases carried {@code 1_000 << 20}; the merge saw one lease "on both sides", and the
+     * healed cluster granted a third lease on top of the two still in use. Now the caller's nonce fills the
+     * floor's low bits.
      */
     @Test
-    @Disabled("defect: concurrency lease tokens collide across split sides (same key, same millisecond),"
-            + " so StateMerge's union drops a live lease and the merged cluster over-admits")
     void merge_leasesGrantedOnBothSidesInTheSameMillisecond_keepsBoth() {
         LimitSpec spec = LimitSpec.concurrency(3, Duration.ofMinutes(1));
-        Verdict sideA = Algorithms.step(spec, null, 1_000, Op.ACQUIRE, 1, 0);
-        Verdict sideB = Algorithms.step(spec, null, 1_000, Op.ACQUIRE, 1, 0);
+        // Each side's runtime passes its own random nonce with an acquisition (fixed here for determinism).
+        Verdict sideA = Algorithms.step(spec, null, 1_000, Op.ACQUIRE, 1, 0x2F3A1L);
+        Verdict sideB = Algorithms.step(spec, null, 1_000, Op.ACQUIRE, 1, 0x51CEL);
         assertTrue(sideA.granted() && sideB.granted());
 
         long[] merged = StateMerge.merge(sideA.state(), sideB.state());

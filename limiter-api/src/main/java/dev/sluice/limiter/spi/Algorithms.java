@@ -48,7 +48,8 @@ public final class Algorithms {
      * @param nowMillis the time of the decision, from the clock of the node running the step
      * @param op what to do
      * @param permits for {@link Op#ACQUIRE}, how many permits to take; 0 probes without consuming
-     * @param leaseId for {@link Op#RENEW} and {@link Op#RELEASE}, the lease's token
+     * @param leaseId for {@link Op#RENEW} and {@link Op#RELEASE}, the lease's token; for a concurrency
+     *     {@link Op#ACQUIRE}, a random nonce that keeps tokens of a split cluster's two sides apart
      * @throws IllegalArgumentException if {@code permits} is negative or above the spec's limit, or the op
      *     does not apply to the algorithm
      * @throws IllegalStateException if the key holds another algorithm's state

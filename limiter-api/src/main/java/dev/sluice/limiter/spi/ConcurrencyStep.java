@@ -15,9 +15,15 @@ import dev.sluice.limiter.LimitSpec;
  * that floor by issuing over a million leases per millisecond, and an expired state has been idle for at
  * least the lease duration (30 ms or more), so tokens keep increasing across expiry. Releasing the last
  * lease keeps the (then empty) state for one more lease duration for the same reason.
+ *
+ * <p>An acquisition's {@code leaseId} is a random nonce from the caller; its low 19 bits fill the low
+ * bits of the floor. Two sides of a split cluster that grant a lease on the same key in the same
+ * millisecond then almost surely issue different tokens, so the merge's union by token keeps both.
  */
 final class ConcurrencyStep {
     static final int TOKEN_TIME_SHIFT = 20;
+    /** Low bits of the token floor taken from the caller's nonce (below half the per-millisecond room). */
+    static final long NONCE_MASK = (1L << (TOKEN_TIME_SHIFT - 1)) - 1;
     private static final int LAST_TOKEN = WORDS;
     private static final int LEASES = WORDS + 1;
     private static final int TRIPLE = 3;
@@ -53,7 +59,7 @@ final class ConcurrencyStep {
                 if (permits == 0) {
                     return new Verdict(true, limit - held, limit, Verdict.NO_RETRY, resetAfter, 0, resetAfter, state);
                 }
-                long token = Math.max(lastToken + 1, now << TOKEN_TIME_SHIFT);
+                long token = Math.max(lastToken + 1, (now << TOKEN_TIME_SHIFT) | (leaseId & NONCE_MASK));
                 long expiry = now + spec.leaseDurationMillis();
                 long[] updated = copyLive(state, now, liveLeases, 1, -1, token);
                 int slot = updated.length - TRIPLE;

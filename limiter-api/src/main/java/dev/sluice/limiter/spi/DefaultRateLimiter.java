@@ -21,6 +21,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -81,6 +82,11 @@ final class DefaultRateLimiter implements RateLimiter {
         return new StepRequest(key, spec, op, permits, leaseId, options.durability());
     }
 
+    /** An acquisition; a concurrency one carries a random nonce for its token (see {@code ConcurrencyStep}). */
+    private StepRequest acquireRequest(long permits) {
+        return request(Op.ACQUIRE, permits, concurrency ? ThreadLocalRandom.current().nextLong() : 0);
+    }
+
     private void checkPermits(long permits) {
         if (permits < 0 || permits > spec.limit()) {
             throw new IllegalArgumentException("permits must be between 0 and " + spec.limit() + " (the limit of '"
@@ -99,7 +105,7 @@ final class DefaultRateLimiter implements RateLimiter {
         long start = System.nanoTime();
         Verdict verdict;
         try {
-            verdict = decider.decide(request(Op.ACQUIRE, permits, 0), options);
+            verdict = decider.decide(acquireRequest(permits), options);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw (CancellationException) new CancellationException("interrupted while deciding for '" + name + "'")
@@ -158,7 +164,7 @@ final class DefaultRateLimiter implements RateLimiter {
     private CompletableFuture<Lease> decideAsync(long permits) {
         long start = System.nanoTime();
         CompletableFuture<Lease> out = new CompletableFuture<>();
-        decider.decideAsync(request(Op.ACQUIRE, permits, 0), options).whenComplete((v, failure) -> {
+        decider.decideAsync(acquireRequest(permits), options).whenComplete((v, failure) -> {
             try {
                 out.complete(failure == null ? toLease(v, permits) : unavailable(failure, start));
             } catch (RuntimeException e) {
