@@ -57,8 +57,14 @@ final class HazelcastDecisionStore implements DecisionStore {
     private volatile IMap<String, long[]> ephemeral;
 
     private final ExecutorService callbacks;
+    /** Null when coalescing is off. */
+    private final Coalescer coalescer;
 
     HazelcastDecisionStore(HazelcastInstance instance, String mapName) {
+        this(instance, mapName, HazelcastCoalescing.disabled());
+    }
+
+    HazelcastDecisionStore(HazelcastInstance instance, String mapName, HazelcastCoalescing coalescing) {
         this.instance = instance;
         this.mapName = mapName;
         int id = STORES.incrementAndGet();
@@ -68,6 +74,13 @@ final class HazelcastDecisionStore implements DecisionStore {
             t.setDaemon(true);
             return t;
         });
+        this.coalescer = coalescing.enabled() ? new Coalescer(instance, this::map, this::translate, callbacks, coalescing)
+                : null;
+    }
+
+    /** The coalescer, or null when coalescing is off (tests read its counters). */
+    Coalescer coalescer() {
+        return coalescer;
     }
 
     private static final AtomicInteger STORES = new AtomicInteger();
@@ -112,6 +125,9 @@ final class HazelcastDecisionStore implements DecisionStore {
 
     @Override
     public CompletableFuture<Verdict> submit(StepRequest request) {
+        if (coalescer != null) {
+            return coalescer.submit(request, Long.MAX_VALUE);
+        }
         CompletionStage<WireVerdict> call;
         try {
             call = map(request).submitToKey(request.key(), new StepProcessor(request));
@@ -132,6 +148,9 @@ final class HazelcastDecisionStore implements DecisionStore {
     @Override
     public Verdict execute(StepRequest request, long timeoutNanos)
             throws TimeoutException, ExecutionException, InterruptedException {
+        if (coalescer != null) {
+            return executeCoalesced(request, timeoutNanos);
+        }
         try {
             return map(request).submitToKey(request.key(), new StepProcessor(request)).toCompletableFuture()
                     .get(timeoutNanos, TimeUnit.NANOSECONDS).toVerdict();
@@ -139,6 +158,21 @@ final class HazelcastDecisionStore implements DecisionStore {
             throw new ExecutionException(translate(e.getCause() == null ? e : e.getCause()));
         } catch (RuntimeException e) {
             throw new ExecutionException(translate(e));
+        }
+    }
+
+    /**
+     * Waits for a coalesced decision; when the caller gives up (time out, interrupt) the request is
+     * cancelled, so if it still waits in a queue it is never sent.
+     */
+    private Verdict executeCoalesced(StepRequest request, long timeoutNanos)
+            throws TimeoutException, ExecutionException, InterruptedException {
+        CompletableFuture<Verdict> f = coalescer.submit(request, System.nanoTime() + timeoutNanos);
+        try {
+            return f.get(timeoutNanos, TimeUnit.NANOSECONDS);
+        } catch (TimeoutException | InterruptedException e) {
+            f.cancel(false);
+            throw e;
         }
     }
 
@@ -260,7 +294,7 @@ final class HazelcastDecisionStore implements DecisionStore {
 
     @Override
     public String toString() {
-        return "Hazelcast store (maps " + mapName + ", " + SluiceHazelcast.ephemeralMapName(mapName) + " on "
+        return "Hazelcast store (" + (coalescer == null ? "no coalescing" : coalescer) + ", maps " + mapName + ", " + SluiceHazelcast.ephemeralMapName(mapName) + " on "
                 + instance.getName() + ")";
     }
 }

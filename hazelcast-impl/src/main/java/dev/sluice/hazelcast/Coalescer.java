@@ -1,0 +1,267 @@
+package dev.sluice.hazelcast;
+
+import com.hazelcast.cluster.Member;
+import com.hazelcast.core.HazelcastException;
+import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.map.IMap;
+import com.hazelcast.partition.Partition;
+import dev.sluice.limiter.Durability;
+import dev.sluice.limiter.spi.StepRequest;
+import dev.sluice.limiter.spi.Verdict;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Function;
+
+/**
+ * Natural batching of decisions per partition owner, with no timer. Each owner member (and map) has a
+ * {@link Lane} with at most one invocation in flight. A decision for a lane with nothing in flight is sent
+ * at once, alone, as the plain one-request {@link StepProcessor}: a lone caller pays nothing extra. A
+ * decision for a lane with an invocation in flight waits in the lane's bounded queue; when the
+ * invocation returns, whatever queued meanwhile (up to {@code maxBatchRequests} requests and about
+ * {@code maxBatchBytes} of payload) is sent as one hop: one request alone as a {@link StepProcessor},
+ * several on one key with {@code submitToKey}, several keys with {@code submitToKeys}, both carrying a
+ * {@link BatchProcessor}; the rest waits for the next hop. A full queue fails the decision at once with a
+ * retryable {@link CoalescingQueueFullException} (nothing was sent, so a retry cannot charge twice).
+ *
+ * <p>A queued request whose future is already done (cancelled, or abandoned by a caller that timed out)
+ * or whose deadline has passed is dropped before sending. Completions, fan-out and the next send run on
+ * the store's callback executor, never on a Hazelcast partition or response thread.
+ *
+ * <p>Ownership is looked up per request; when it changes, requests simply go to the new owner's lane,
+ * and Hazelcast routes whatever is in flight. Lanes are per member UUID and map: a handful per cluster.
+ */
+final class Coalescer {
+    /** Rough wire size of one request besides its key: seven spec and request words and framing. */
+    static final int REQUEST_BYTES = BatchProcessor.WORDS * 8 + 16;
+
+    private final HazelcastInstance instance;
+    private final Function<Durability, IMap<String, long[]>> maps;
+    private final Function<Throwable, Throwable> translate;
+    private final Executor executor;
+    private final int maxBatchRequests;
+    private final int maxBatchBytes;
+    private final int maxQueued;
+    private final ConcurrentHashMap<LaneKey, Lane> lanes = new ConcurrentHashMap<>();
+
+    /** Invocations sent (hops) and decisions sent, for tests and statistics. */
+    final LongAdder hops = new LongAdder();
+    final LongAdder decisions = new LongAdder();
+    final LongAdder dropped = new LongAdder();
+
+    Coalescer(HazelcastInstance instance, Function<Durability, IMap<String, long[]>> maps,
+            Function<Throwable, Throwable> translate, Executor executor, HazelcastCoalescing options) {
+        this.instance = instance;
+        this.maps = maps;
+        this.translate = translate;
+        this.executor = executor;
+        this.maxBatchRequests = options.maxBatchRequests();
+        this.maxBatchBytes = options.maxBatchBytes();
+        this.maxQueued = options.maxQueuedPerMember();
+    }
+
+    private record LaneKey(UUID owner, Durability durability) {}
+
+    /** One owner member's queue and whether an invocation to it is in flight; guarded by itself. */
+    private static final class Lane {
+        final Durability durability;
+        final ArrayDeque<Pending> queue = new ArrayDeque<>();
+        boolean inFlight;
+
+        Lane(Durability durability) {
+            this.durability = durability;
+        }
+    }
+
+    /** One caller's request: {@code deadline} is a {@link System#nanoTime()} or {@link Long#MAX_VALUE}. */
+    private record Pending(StepRequest request, CompletableFuture<Verdict> future, long deadline) {
+        int bytes() {
+            return REQUEST_BYTES + request.key().length() * 3;
+        }
+    }
+
+    /** Starts one decision; the future completes on the store's executor. */
+    CompletableFuture<Verdict> submit(StepRequest request, long deadlineNanos) {
+        Pending p = new Pending(request, new CompletableFuture<>(), deadlineNanos);
+        Lane lane = lanes.computeIfAbsent(new LaneKey(owner(request.key()), request.durability()),
+                k -> new Lane(k.durability()));
+        synchronized (lane) {
+            if (lane.inFlight) {
+                if (lane.queue.size() >= maxQueued) {
+                    p.future.completeExceptionally(new CoalescingQueueFullException(maxQueued));
+                } else {
+                    lane.queue.add(p);
+                }
+                return p.future;
+            }
+            lane.inFlight = true;
+        }
+        send(lane, List.of(p));
+        return p.future;
+    }
+
+    private UUID owner(String key) {
+        try {
+            Partition partition = instance.getPartitionService().getPartition(key);
+            Member owner = partition == null ? null : partition.getOwner();
+            return owner == null ? null : owner.getUuid();
+        } catch (RuntimeException e) { // a client with no partition table yet: one lane for the unknown
+            return null;
+        }
+    }
+
+    /** Sends {@code batch} (not empty) as one invocation; the lane is marked in flight. */
+    private void send(Lane lane, List<Pending> batch) {
+        hops.increment();
+        decisions.add(batch.size());
+        CompletionStage<?> call;
+        try {
+            IMap<String, long[]> map = maps.apply(lane.durability);
+            if (batch.size() == 1) {
+                StepRequest r = batch.get(0).request;
+                call = map.submitToKey(r.key(), new StepProcessor(r));
+            } else {
+                Map<String, List<StepRequest>> byKey = new LinkedHashMap<>();
+                for (Pending p : batch) {
+                    byKey.computeIfAbsent(p.request.key(), k -> new ArrayList<>()).add(p.request);
+                }
+                BatchProcessor processor = new BatchProcessor(byKey);
+                if (byKey.size() == 1) {
+                    call = map.submitToKey(batch.get(0).request.key(), processor);
+                } else {
+                    call = map.submitToKeys(processor.keys(), processor);
+                }
+            }
+        } catch (RuntimeException e) {
+            call = CompletableFuture.failedFuture(e);
+        }
+        call.whenComplete((result, failure) -> onCallDone(lane, batch, result, failure));
+    }
+
+    private void onCallDone(Lane lane, List<Pending> batch, Object result, Throwable failure) {
+        Runnable done = () -> {
+            sendNext(lane); // first: the next hop starts while this one's callers are told
+            fanOut(batch, result, failure);
+        };
+        try {
+            executor.execute(done);
+        } catch (RejectedExecutionException closed) {
+            done.run();
+        }
+    }
+
+    /** Drains what queued while the lane was busy, within the batch bounds, and sends it; or idles the lane. */
+    private void sendNext(Lane lane) {
+        List<Pending> batch = new ArrayList<>();
+        List<Pending> expired = new ArrayList<>();
+        synchronized (lane) {
+            int bytes = 0;
+            long now = System.nanoTime();
+            while (!lane.queue.isEmpty() && batch.size() < maxBatchRequests) {
+                Pending p = lane.queue.peek();
+                if (p.future.isDone()) {
+                    lane.queue.poll();
+                    dropped.increment();
+                    continue;
+                }
+                if (p.deadline != Long.MAX_VALUE && now - p.deadline >= 0) {
+                    lane.queue.poll();
+                    expired.add(p);
+                    continue;
+                }
+                if (!batch.isEmpty() && bytes + p.bytes() > maxBatchBytes) {
+                    break;
+                }
+                lane.queue.poll();
+                bytes += p.bytes();
+                batch.add(p);
+            }
+            if (batch.isEmpty()) {
+                lane.inFlight = false;
+            }
+        }
+        for (Pending p : expired) {
+            dropped.increment();
+            p.future.completeExceptionally(new TimeoutException("the decision's deadline passed before it was sent"));
+        }
+        if (!batch.isEmpty()) {
+            send(lane, batch);
+        }
+    }
+
+    private void fanOut(List<Pending> batch, Object result, Throwable failure) {
+        if (failure != null) {
+            Throwable t = translate.apply(failure);
+            for (Pending p : batch) {
+                p.future.completeExceptionally(t);
+            }
+            return;
+        }
+        if (batch.size() == 1) {
+            Pending p = batch.get(0);
+            if (result instanceof WireVerdict wire) {
+                p.future.complete(wire.toVerdict());
+            } else {
+                complete(List.of(p), (BatchResult) result);
+            }
+            return;
+        }
+        Map<String, List<Pending>> byKey = new LinkedHashMap<>();
+        for (Pending p : batch) {
+            byKey.computeIfAbsent(p.request.key(), k -> new ArrayList<>()).add(p);
+        }
+        if (result instanceof BatchResult single) {
+            complete(byKey.values().iterator().next(), single);
+            return;
+        }
+        @SuppressWarnings("unchecked")
+        Map<String, BatchResult> results = (Map<String, BatchResult>) result;
+        byKey.forEach((key, pendings) -> complete(pendings, results == null ? null : results.get(key)));
+    }
+
+    /** Hands each caller its own outcome, in the order they were decided. */
+    private static void complete(List<Pending> pendings, BatchResult result) {
+        if (result == null || result.size() != pendings.size()) {
+            IllegalStateException e = new IllegalStateException("the partition owner answered "
+                    + (result == null ? "nothing" : result.size() + " outcomes") + " for " + pendings.size()
+                    + " requests; do members and clients run the same Sluice version?");
+            pendings.forEach(p -> p.future.completeExceptionally(new HazelcastException(e.getMessage(), e)));
+            return;
+        }
+        for (int i = 0; i < pendings.size(); i++) {
+            RuntimeException failure = result.failure(i);
+            if (failure == null) {
+                pendings.get(i).future.complete(result.verdict(i));
+            } else {
+                pendings.get(i).future.completeExceptionally(failure);
+            }
+        }
+    }
+
+    /** Requests waiting in every lane (not those in flight). */
+    int queued() {
+        int n = 0;
+        for (Lane lane : lanes.values()) {
+            synchronized (lane) {
+                n += lane.queue.size();
+            }
+        }
+        return n;
+    }
+
+    @Override
+    public String toString() {
+        return "Coalescer[maxBatchRequests=" + maxBatchRequests + ", maxBatchBytes=" + maxBatchBytes
+                + ", maxQueuedPerMember=" + maxQueued + "]";
+    }
+}
