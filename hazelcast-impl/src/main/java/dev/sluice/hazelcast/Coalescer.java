@@ -35,8 +35,9 @@ import java.util.function.Function;
  * retryable {@link CoalescingQueueFullException} (nothing was sent, so a retry cannot charge twice).
  *
  * <p>A queued request whose future is already done (cancelled, or abandoned by a caller that timed out)
- * or whose deadline has passed is dropped before sending. Completions, fan-out and the next send run on
- * the store's callback executor, never on a Hazelcast partition or response thread.
+ * or whose deadline has passed is dropped before sending. The callers' futures complete on the thread
+ * that completed the invocation (the runtime continues them on the store's executor); building and
+ * sending a next batch runs on the store's executor, never on a Hazelcast partition or response thread.
  *
  * <p>Ownership is looked up per request; when it changes, requests simply go to the new owner's lane,
  * and Hazelcast routes whatever is in flight. Lanes are per member UUID and map: a handful per cluster.
@@ -148,20 +149,30 @@ final class Coalescer {
         call.whenComplete((result, failure) -> onCallDone(lane, batch, result, failure));
     }
 
+    /**
+     * Runs on the thread that completed the invocation (a Hazelcast response or partition thread), so only
+     * cheap work happens here: completing the callers' futures (the runtime continues them on the store's
+     * executor, never here) and, when nothing queued, marking the lane idle. A lone caller thus pays no
+     * thread hop. Building and sending the next batch moves to the store's executor.
+     */
     private void onCallDone(Lane lane, List<Pending> batch, Object result, Throwable failure) {
-        Runnable done = () -> {
-            sendNext(lane); // first: the next hop starts while this one's callers are told
-            fanOut(batch, result, failure);
-        };
+        fanOut(batch, result, failure);
+        List<Pending> next = drain(lane);
+        if (next.isEmpty()) {
+            return;
+        }
         try {
-            executor.execute(done);
+            executor.execute(() -> send(lane, next));
         } catch (RejectedExecutionException closed) {
-            done.run();
+            send(lane, next);
         }
     }
 
-    /** Drains what queued while the lane was busy, within the batch bounds, and sends it; or idles the lane. */
-    private void sendNext(Lane lane) {
+    /**
+     * Takes what queued while the lane was busy, within the batch bounds, dropping requests whose future is
+     * done or whose deadline passed; when nothing is left to send, marks the lane idle.
+     */
+    private List<Pending> drain(Lane lane) {
         List<Pending> batch = new ArrayList<>();
         List<Pending> expired = new ArrayList<>();
         synchronized (lane) {
@@ -194,9 +205,7 @@ final class Coalescer {
             dropped.increment();
             p.future.completeExceptionally(new TimeoutException("the decision's deadline passed before it was sent"));
         }
-        if (!batch.isEmpty()) {
-            send(lane, batch);
-        }
+        return batch;
     }
 
     private void fanOut(List<Pending> batch, Object result, Throwable failure) {
