@@ -156,7 +156,12 @@ final class Coalescer {
      * thread hop. Building and sending the next batch moves to the store's executor.
      */
     private void onCallDone(Lane lane, List<Pending> batch, Object result, Throwable failure) {
-        fanOut(batch, result, failure);
+        try {
+            fanOut(batch, result, failure);
+        } catch (RuntimeException unexpected) { // an answer of the wrong shape: the lane must go on regardless
+            batch.forEach(p -> p.future.completeExceptionally(new HazelcastException(
+                    "unexpected answer from the partition owner: " + unexpected, unexpected)));
+        }
         List<Pending> next = drain(lane);
         if (next.isEmpty()) {
             return;

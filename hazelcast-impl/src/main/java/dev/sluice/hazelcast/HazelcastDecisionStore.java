@@ -74,8 +74,8 @@ final class HazelcastDecisionStore implements DecisionStore {
             t.setDaemon(true);
             return t;
         });
-        this.coalescer = coalescing.enabled() ? new Coalescer(instance, this::map, this::translate, callbacks, coalescing)
-                : null;
+        this.coalescer = coalescing.enabled()
+                ? new Coalescer(instance, this::map, this::translate, callbacks, coalescing) : null;
     }
 
     /** The coalescer, or null when coalescing is off (tests read its counters). */

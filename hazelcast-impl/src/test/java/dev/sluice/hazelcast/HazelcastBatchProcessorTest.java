@@ -246,7 +246,8 @@ final class HazelcastBatchProcessorTest {
         requests.put("x", List.of(acquire("x", spec, 2), new StepRequest("x", LimitSpec.concurrency(2), Op.RENEW, 0, 42,
                 Durability.REPLICATED)));
         requests.put("y", List.of(acquire("y", spec, 1)));
-        BatchProcessor back = (BatchProcessor) SERIALIZATION.toObject(SERIALIZATION.toData(new BatchProcessor(requests)));
+        BatchProcessor back = (BatchProcessor) SERIALIZATION.toObject(
+                SERIALIZATION.toData(new BatchProcessor(requests)));
         assertEquals(List.of("x", "y"), List.copyOf(back.keys()));
         assertEquals(new BatchProcessor(requests).toString(), back.toString());
         TestEntry x1 = new TestEntry("x", null);
