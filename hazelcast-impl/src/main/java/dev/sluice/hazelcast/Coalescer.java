@@ -146,30 +146,32 @@ final class Coalescer {
         } catch (RuntimeException e) {
             call = CompletableFuture.failedFuture(e);
         }
-        call.whenComplete((result, failure) -> onCallDone(lane, batch, result, failure));
+        call.whenCompleteAsync((result, failure) -> onCallDone(lane, batch, result, failure),
+                HazelcastDecisionStore.DIRECT);
     }
 
     /**
      * Runs on the thread that completed the invocation (a Hazelcast response or partition thread), so only
-     * cheap work happens here: completing the callers' futures (the runtime continues them on the store's
-     * executor, never here) and, when nothing queued, marking the lane idle. A lone caller thus pays no
-     * thread hop. Building and sending the next batch moves to the store's executor.
+     * cheap work happens here. First the lane: what queued meanwhile is taken (its sending moves to the
+     * store's executor), or, when nothing did, the lane goes idle before any caller hears back, so a
+     * caller that asks again at once is sent at once rather than queued. Then the callers' futures
+     * complete (the runtime continues them on the store's executor, never here). A lone caller thus
+     * pays no thread hop.
      */
     private void onCallDone(Lane lane, List<Pending> batch, Object result, Throwable failure) {
+        List<Pending> next = drain(lane);
+        if (!next.isEmpty()) {
+            try {
+                executor.execute(() -> send(lane, next));
+            } catch (RejectedExecutionException closed) {
+                send(lane, next);
+            }
+        }
         try {
             fanOut(batch, result, failure);
-        } catch (RuntimeException unexpected) { // an answer of the wrong shape: the lane must go on regardless
+        } catch (RuntimeException unexpected) { // an answer of the wrong shape: fail its callers, go on
             batch.forEach(p -> p.future.completeExceptionally(new HazelcastException(
                     "unexpected answer from the partition owner: " + unexpected, unexpected)));
-        }
-        List<Pending> next = drain(lane);
-        if (next.isEmpty()) {
-            return;
-        }
-        try {
-            executor.execute(() -> send(lane, next));
-        } catch (RejectedExecutionException closed) {
-            send(lane, next);
         }
     }
 

@@ -38,9 +38,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>Waiting: {@link #execute} waits on the Hazelcast future with the caller's deadline (a client call
  * is not cut short by Hazelcast's invocation timeout). {@link #submit} continues the Hazelcast future
- * with a non-async stage only: it runs on the thread that completes the call (a Hazelcast response or
- * partition thread) and does no more than convert the verdict, never touching the common
- * {@code ForkJoinPool}.
+ * on the thread that completes the call (a Hazelcast response or partition thread, via {@link #DIRECT})
+ * and does no more than convert the verdict, never touching the common {@code ForkJoinPool}.
  *
  * <p>Failures: Hazelcast's transient failures (a member left, a lost connection, a client offline, a
  * migrating partition, an operation timeout) are retryable. Hazelcast delivers a step at least once, so a
@@ -84,6 +83,14 @@ final class HazelcastDecisionStore implements DecisionStore {
     }
 
     private static final AtomicInteger STORES = new AtomicInteger();
+
+    /**
+     * Runs a continuation on the thread that completes a Hazelcast future. Needed because Hazelcast's own
+     * non-async {@code whenComplete} is not: its futures run it on {@code ConcurrencyUtil}'s default async
+     * executor, which is the common pool, or, when the common pool's parallelism is 1 (2 cores), a new
+     * thread per continuation.
+     */
+    static final Executor DIRECT = Runnable::run;
 
     /**
      * Hazelcast completes futures on partition and response threads, which must never block: callers'
@@ -135,13 +142,13 @@ final class HazelcastDecisionStore implements DecisionStore {
             return CompletableFuture.failedFuture(translate(e));
         }
         CompletableFuture<Verdict> result = new CompletableFuture<>();
-        call.whenComplete((wire, failure) -> {
+        call.whenCompleteAsync((wire, failure) -> {
             if (failure == null) {
                 result.complete(wire.toVerdict());
             } else {
                 result.completeExceptionally(translate(failure));
             }
-        });
+        }, DIRECT);
         return result;
     }
 
