@@ -19,6 +19,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
@@ -53,12 +54,14 @@ final class Coalescer {
     private final int maxBatchRequests;
     private final int maxBatchBytes;
     private final int maxQueued;
+    private final long stallNanos;
     private final ConcurrentHashMap<LaneKey, Lane> lanes = new ConcurrentHashMap<>();
 
     /** Invocations sent (hops) and decisions sent, for tests and statistics. */
     final LongAdder hops = new LongAdder();
     final LongAdder decisions = new LongAdder();
     final LongAdder dropped = new LongAdder();
+    final LongAdder stalls = new LongAdder();
 
     Coalescer(HazelcastInstance instance, Function<Durability, IMap<String, long[]>> maps,
             Function<Throwable, Throwable> translate, Executor executor, HazelcastCoalescing options) {
@@ -69,15 +72,20 @@ final class Coalescer {
         this.maxBatchRequests = options.maxBatchRequests();
         this.maxBatchBytes = options.maxBatchBytes();
         this.maxQueued = options.maxQueuedPerMember();
+        this.stallNanos = TimeUnit.MILLISECONDS.toNanos(options.stallMillis());
     }
 
     private record LaneKey(UUID owner, Durability durability) {}
 
-    /** One owner member's queue and whether an invocation to it is in flight; guarded by itself. */
+    /**
+     * One owner member's queue and its invocations in flight (normally at most one; one more per stall,
+     * see {@link #submit}); guarded by itself.
+     */
     private static final class Lane {
         final Durability durability;
         final ArrayDeque<Pending> queue = new ArrayDeque<>();
-        boolean inFlight;
+        int inFlight;
+        long lastSendNanos;
 
         Lane(Durability durability) {
             this.durability = durability;
@@ -91,23 +99,44 @@ final class Coalescer {
         }
     }
 
-    /** Starts one decision; the future completes on the store's executor. */
+    /**
+     * Starts one decision. Sent at once when nothing is in flight to the key's owner; else queued for the
+     * next hop. One escape from head-of-line blocking: when the lane's last hop left more than
+     * {@code stallMillis} ago (a slow partition, a member in trouble), this arrival sends what queued, and
+     * itself, as an extra hop in flight, rather than wait behind it; requests still go in arrival order.
+     */
     CompletableFuture<Verdict> submit(StepRequest request, long deadlineNanos) {
         Pending p = new Pending(request, new CompletableFuture<>(), deadlineNanos);
         Lane lane = lanes.computeIfAbsent(new LaneKey(owner(request.key()), request.durability()),
                 k -> new Lane(k.durability()));
+        List<Pending> batch;
+        List<Pending> expired = new ArrayList<>();
         synchronized (lane) {
-            if (lane.inFlight) {
-                if (lane.queue.size() >= maxQueued) {
-                    p.future.completeExceptionally(new CoalescingQueueFullException(maxQueued));
-                } else {
-                    lane.queue.add(p);
-                }
+            long now = System.nanoTime();
+            if (lane.inFlight == 0) {
+                lane.inFlight = 1;
+                lane.lastSendNanos = now;
+                batch = List.of(p);
+            } else if (lane.queue.size() >= maxQueued) {
+                p.future.completeExceptionally(new CoalescingQueueFullException(maxQueued));
                 return p.future;
+            } else {
+                lane.queue.add(p);
+                if (now - lane.lastSendNanos <= stallNanos) {
+                    return p.future;
+                }
+                batch = take(lane, now, expired);
+                if (!batch.isEmpty()) {
+                    stalls.increment();
+                    lane.inFlight++;
+                    lane.lastSendNanos = now;
+                }
             }
-            lane.inFlight = true;
         }
-        send(lane, List.of(p));
+        expire(expired);
+        if (!batch.isEmpty()) {
+            send(lane, batch);
+        }
         return p.future;
     }
 
@@ -121,7 +150,7 @@ final class Coalescer {
         }
     }
 
-    /** Sends {@code batch} (not empty) as one invocation; the lane is marked in flight. */
+    /** Sends {@code batch} (not empty) as one invocation; the lane counts it in flight. */
     private void send(Lane lane, List<Pending> batch) {
         hops.increment();
         decisions.add(batch.size());
@@ -180,39 +209,52 @@ final class Coalescer {
      * done or whose deadline passed; when nothing is left to send, marks the lane idle.
      */
     private List<Pending> drain(Lane lane) {
-        List<Pending> batch = new ArrayList<>();
+        List<Pending> batch;
         List<Pending> expired = new ArrayList<>();
         synchronized (lane) {
-            int bytes = 0;
             long now = System.nanoTime();
-            while (!lane.queue.isEmpty() && batch.size() < maxBatchRequests) {
-                Pending p = lane.queue.peek();
-                if (p.future.isDone()) {
-                    lane.queue.poll();
-                    dropped.increment();
-                    continue;
-                }
-                if (p.deadline != Long.MAX_VALUE && now - p.deadline >= 0) {
-                    lane.queue.poll();
-                    expired.add(p);
-                    continue;
-                }
-                if (!batch.isEmpty() && bytes + p.bytes() > maxBatchBytes) {
-                    break;
-                }
-                lane.queue.poll();
-                bytes += p.bytes();
-                batch.add(p);
-            }
+            batch = take(lane, now, expired);
             if (batch.isEmpty()) {
-                lane.inFlight = false;
+                lane.inFlight--; // this hop's slot is released
+            } else {
+                lane.lastSendNanos = now; // this hop's slot passes to the next batch
             }
         }
+        expire(expired);
+        return batch;
+    }
+
+    /** Takes the next batch from the head of the queue; holds the lane's lock. */
+    private List<Pending> take(Lane lane, long now, List<Pending> expired) {
+        List<Pending> batch = new ArrayList<>();
+        int bytes = 0;
+        while (!lane.queue.isEmpty() && batch.size() < maxBatchRequests) {
+            Pending p = lane.queue.peek();
+            if (p.future.isDone()) {
+                lane.queue.poll();
+                dropped.increment();
+                continue;
+            }
+            if (p.deadline != Long.MAX_VALUE && now - p.deadline >= 0) {
+                lane.queue.poll();
+                expired.add(p);
+                continue;
+            }
+            if (!batch.isEmpty() && bytes + p.bytes() > maxBatchBytes) {
+                break;
+            }
+            lane.queue.poll();
+            bytes += p.bytes();
+            batch.add(p);
+        }
+        return batch;
+    }
+
+    private void expire(List<Pending> expired) {
         for (Pending p : expired) {
             dropped.increment();
             p.future.completeExceptionally(new TimeoutException("the decision's deadline passed before it was sent"));
         }
-        return batch;
     }
 
     private void fanOut(List<Pending> batch, Object result, Throwable failure) {
@@ -278,6 +320,7 @@ final class Coalescer {
     @Override
     public String toString() {
         return "Coalescer[maxBatchRequests=" + maxBatchRequests + ", maxBatchBytes=" + maxBatchBytes
-                + ", maxQueuedPerMember=" + maxQueued + "]";
+                + ", maxQueuedPerMember=" + maxQueued + ", stallMillis=" + TimeUnit.NANOSECONDS.toMillis(stallNanos)
+                + "]";
     }
 }

@@ -13,14 +13,20 @@ package dev.sluice.hazelcast;
  *     single request is always sent, whatever its size
  * @param maxQueuedPerMember most decisions waiting for one owner member; beyond it a decision fails at
  *     once with a retryable {@link CoalescingQueueFullException}
+ * @param stallMillis when the hop in flight to a member left longer ago than this, a new decision does
+ *     not wait behind it: it is sent, with what queued before it, as one more hop in flight (so one slow
+ *     partition cannot hold up a member's other keys for long); at least 1
  */
-public record HazelcastCoalescing(boolean enabled, int maxBatchRequests, int maxBatchBytes, int maxQueuedPerMember) {
+public record HazelcastCoalescing(boolean enabled, int maxBatchRequests, int maxBatchBytes, int maxQueuedPerMember,
+        long stallMillis) {
     /** Default {@link #maxBatchRequests()}. */
     public static final int DEFAULT_MAX_BATCH_REQUESTS = 128;
     /** Default {@link #maxBatchBytes()}: 32 KiB. */
     public static final int DEFAULT_MAX_BATCH_BYTES = 32 * 1024;
     /** Default {@link #maxQueuedPerMember()}. */
     public static final int DEFAULT_MAX_QUEUED_PER_MEMBER = 10_000;
+    /** Default {@link #stallMillis()}. */
+    public static final long DEFAULT_STALL_MILLIS = 250;
 
     public HazelcastCoalescing {
         if (maxBatchRequests < 1 || maxBatchRequests > BatchProcessor.MAX_REQUESTS_ON_WIRE) {
@@ -33,17 +39,25 @@ public record HazelcastCoalescing(boolean enabled, int maxBatchRequests, int max
         if (maxQueuedPerMember < 1) {
             throw new IllegalArgumentException("maxQueuedPerMember must be at least 1, was " + maxQueuedPerMember);
         }
+        if (stallMillis < 1) {
+            throw new IllegalArgumentException("stallMillis must be at least 1, was " + stallMillis);
+        }
     }
 
     /** Coalescing on, with the default bounds. */
     public static HazelcastCoalescing defaults() {
         return new HazelcastCoalescing(true, DEFAULT_MAX_BATCH_REQUESTS, DEFAULT_MAX_BATCH_BYTES,
-                DEFAULT_MAX_QUEUED_PER_MEMBER);
+                DEFAULT_MAX_QUEUED_PER_MEMBER, DEFAULT_STALL_MILLIS);
+    }
+
+    /** The same settings with coalescing on or off. */
+    public HazelcastCoalescing withEnabled(boolean on) {
+        return new HazelcastCoalescing(on, maxBatchRequests, maxBatchBytes, maxQueuedPerMember, stallMillis);
     }
 
     /** Coalescing off: one invocation per decision. */
     public static HazelcastCoalescing disabled() {
         return new HazelcastCoalescing(false, DEFAULT_MAX_BATCH_REQUESTS, DEFAULT_MAX_BATCH_BYTES,
-                DEFAULT_MAX_QUEUED_PER_MEMBER);
+                DEFAULT_MAX_QUEUED_PER_MEMBER, DEFAULT_STALL_MILLIS);
     }
 }
