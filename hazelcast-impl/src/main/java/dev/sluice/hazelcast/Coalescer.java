@@ -21,18 +21,19 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
 
 /**
  * Natural batching of decisions per partition owner, with no timer. Each owner member (and map) has a
- * {@link Lane} with at most one invocation in flight. A decision for a lane with nothing in flight is sent
- * at once, alone, as the plain one-request {@link StepProcessor}: a lone caller pays nothing extra. A
- * decision for a lane with an invocation in flight waits in the lane's bounded queue; when the
- * invocation returns, whatever queued meanwhile (up to {@code maxBatchRequests} requests and about
- * {@code maxBatchBytes} of payload) is sent as one hop: one request alone as a {@link StepProcessor},
- * several on one key with {@code submitToKey}, several keys with {@code submitToKeys}, both carrying a
- * {@link BatchProcessor}; the rest waits for the next hop. A full queue fails the decision at once with a
+ * {@link Lane} with one hop in flight at most (but see the stall escape in {@link #submit}). A decision
+ * for a lane with nothing in flight is sent at once, alone, as the plain one-request
+ * {@link StepProcessor}: a lone caller pays nothing extra. A decision for a lane with a hop in flight
+ * waits in the lane's bounded queue; when the hop returns, whatever queued meanwhile (up to
+ * {@code maxBatchRequests} requests and about {@code maxBatchBytes} of payload) is sent as the next hop
+ * ({@link #send}): the requests on one key always as one invocation (a {@link BatchProcessor} run when
+ * there are several), and many keys as one {@code submitToKeys}; the rest waits for the next hop. A full queue fails the decision at once with a
  * retryable {@link CoalescingQueueFullException} (nothing was sent, so a retry cannot charge twice).
  *
  * <p>A queued request whose future is already done (cancelled, or abandoned by a caller that timed out)
@@ -46,6 +47,8 @@ import java.util.function.Function;
 final class Coalescer {
     /** Rough wire size of one request besides its key: seven spec and request words and framing. */
     static final int REQUEST_BYTES = BatchProcessor.WORDS * 8 + 16;
+    /** Fewest distinct keys a batch needs to go as one {@code submitToKeys}; see {@link #send}. */
+    static final int MIN_KEYS_PER_MULTI_KEY_HOP = 8;
 
     private final HazelcastInstance instance;
     private final Function<Durability, IMap<String, long[]>> maps;
@@ -62,6 +65,7 @@ final class Coalescer {
     final LongAdder decisions = new LongAdder();
     final LongAdder dropped = new LongAdder();
     final LongAdder stalls = new LongAdder();
+    final LongAdder multiKeyHops = new LongAdder();
 
     Coalescer(HazelcastInstance instance, Function<Durability, IMap<String, long[]>> maps,
             Function<Throwable, Throwable> translate, Executor executor, HazelcastCoalescing options) {
@@ -150,33 +154,75 @@ final class Coalescer {
         }
     }
 
-    /** Sends {@code batch} (not empty) as one invocation; the lane counts it in flight. */
+    /**
+     * Sends {@code batch} (not empty); the lane counts it as one hop in flight until every part is back.
+     * One key: one {@code submitToKey} (a {@link StepProcessor} for one request, else a
+     * {@link BatchProcessor}). At least {@link #MIN_KEYS_PER_MULTI_KEY_HOP} keys: one {@code submitToKeys}.
+     * In between, one {@code submitToKey} per key, all at once: a multi-key operation costs one partition
+     * operation and one backup operation per partition anyway, plus fixed overheads that only pay off
+     * once there are enough keys.
+     */
     private void send(Lane lane, List<Pending> batch) {
-        hops.increment();
         decisions.add(batch.size());
-        CompletionStage<?> call;
-        try {
-            IMap<String, long[]> map = maps.apply(lane.durability);
-            if (batch.size() == 1) {
-                StepRequest r = batch.get(0).request;
-                call = map.submitToKey(r.key(), new StepProcessor(r));
-            } else {
-                Map<String, List<StepRequest>> byKey = new LinkedHashMap<>();
-                for (Pending p : batch) {
-                    byKey.computeIfAbsent(p.request.key(), k -> new ArrayList<>()).add(p.request);
-                }
-                BatchProcessor processor = new BatchProcessor(byKey);
-                if (byKey.size() == 1) {
-                    call = map.submitToKey(batch.get(0).request.key(), processor);
-                } else {
-                    call = map.submitToKeys(processor.keys(), processor);
-                }
-            }
-        } catch (RuntimeException e) {
-            call = CompletableFuture.failedFuture(e);
+        Map<String, List<Pending>> byKey = new LinkedHashMap<>();
+        for (Pending p : batch) {
+            byKey.computeIfAbsent(p.request.key(), k -> new ArrayList<>()).add(p);
         }
-        call.whenCompleteAsync((result, failure) -> onCallDone(lane, batch, result, failure),
-                HazelcastDecisionStore.DIRECT);
+        IMap<String, long[]> map;
+        try {
+            map = maps.apply(lane.durability);
+        } catch (RuntimeException e) {
+            hops.increment();
+            onCallDone(lane, batch, null, e);
+            return;
+        }
+        if (byKey.size() >= MIN_KEYS_PER_MULTI_KEY_HOP) {
+            hops.increment();
+            multiKeyHops.increment();
+            CompletionStage<?> call;
+            try {
+                BatchProcessor processor = new BatchProcessor(requests(byKey));
+                call = map.submitToKeys(processor.keys(), processor);
+            } catch (RuntimeException e) {
+                call = CompletableFuture.failedFuture(e);
+            }
+            call.whenCompleteAsync((result, failure) -> onCallDone(lane, batch, result, failure),
+                    HazelcastDecisionStore.DIRECT);
+            return;
+        }
+        AtomicInteger parts = new AtomicInteger(byKey.size());
+        for (List<Pending> group : byKey.values()) {
+            hops.increment();
+            CompletionStage<?> call;
+            try {
+                String key = group.get(0).request.key();
+                call = group.size() == 1 ? map.submitToKey(key, new StepProcessor(group.get(0).request))
+                        : map.submitToKey(key, new BatchProcessor(Map.of(key, requests(group))));
+            } catch (RuntimeException e) {
+                call = CompletableFuture.failedFuture(e);
+            }
+            call.whenCompleteAsync((result, failure) -> {
+                if (parts.decrementAndGet() == 0) {
+                    onCallDone(lane, group, result, failure); // the last part frees the lane
+                } else {
+                    fanOutSafely(group, result, failure);
+                }
+            }, HazelcastDecisionStore.DIRECT);
+        }
+    }
+
+    private static List<StepRequest> requests(List<Pending> group) {
+        List<StepRequest> list = new ArrayList<>(group.size());
+        for (Pending p : group) {
+            list.add(p.request);
+        }
+        return list;
+    }
+
+    private static Map<String, List<StepRequest>> requests(Map<String, List<Pending>> byKey) {
+        Map<String, List<StepRequest>> map = new LinkedHashMap<>();
+        byKey.forEach((key, group) -> map.put(key, requests(group)));
+        return map;
     }
 
     /**
@@ -196,6 +242,10 @@ final class Coalescer {
                 send(lane, next);
             }
         }
+        fanOutSafely(batch, result, failure);
+    }
+
+    private void fanOutSafely(List<Pending> batch, Object result, Throwable failure) {
         try {
             fanOut(batch, result, failure);
         } catch (RuntimeException unexpected) { // an answer of the wrong shape: fail its callers, go on

@@ -203,6 +203,7 @@ final class HazelcastCoalescingTest {
                 }
                 hammer(keys, 3_000);
                 assertTrue(store.coalescer().hops.sum() < store.coalescer().decisions.sum());
+                assertTrue(store.coalescer().multiKeyHops.sum() > 0, "multi-key hops (with their backups) ran");
             }
             IMap<String, long[]> map = a.getMap(SluiceHazelcast.DEFAULT_MAP_NAME);
             Map<String, long[]> before = new HashMap<>();

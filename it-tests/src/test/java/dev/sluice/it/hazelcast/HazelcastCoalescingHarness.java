@@ -16,6 +16,7 @@ import dev.sluice.limiter.RateLimiters;
 import java.io.File;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
@@ -26,14 +27,16 @@ import java.util.concurrent.atomic.LongAdder;
 /**
  * Decisions per second with coalescing on and off: 1, 8 and 32 caller threads; one hot key and 100,000
  * uniform keys; embedded (callers on member A, whose partner member B runs in a child JVM) and through a
- * client (in A's JVM). Every decision is a granted token-bucket acquisition. Not a test; prints a
- * markdown table. Run with
- * {@code java -cp <it-tests test classpath> dev.sluice.it.hazelcast.HazelcastCoalescingHarness [seconds per cell]}.
+ * client (in A's JVM). Every decision is a granted token-bucket acquisition. Off and on alternate three
+ * times per cell on the same keys; the table shows the medians. Not a test; prints a markdown table. Run
+ * with {@code java -cp <it-tests test classpath> dev.sluice.it.hazelcast.HazelcastCoalescingHarness
+ * [seconds per run]}.
  */
 public final class HazelcastCoalescingHarness {
     private static final LimitSpec SPEC = LimitSpec.tokenBucket(1_000_000_000L, 1_000_000_000L, Duration.ofSeconds(1));
     private static final int BASE_PORT = 6251;
     private static final String CLUSTER = "sluice-coalescing-harness";
+    private static final int ROUNDS = 3;
 
     private HazelcastCoalescingHarness() {}
 
@@ -67,8 +70,9 @@ public final class HazelcastCoalescingHarness {
                 HazelcastInstance hz = mode.equals("embedded") ? a : client;
                 for (int keys : new int[] {1, 100_000}) {
                     for (int threads : new int[] {1, 8, 32}) {
-                        double off = rate(hz, HazelcastCoalescing.disabled(), keys, threads, seconds);
-                        double on = rate(hz, HazelcastCoalescing.defaults(), keys, threads, seconds);
+                        double[] offOn = rates(hz, keys, threads, seconds, ROUNDS);
+                        double off = offOn[0];
+                        double on = offOn[1];
                         System.out.printf("| %s | %s | %d | %,.0f | %,.0f | %.2f |%n", mode,
                                 keys == 1 ? "1 hot" : String.format("%,d uniform", keys), threads, off, on, on / off);
                     }
@@ -84,14 +88,31 @@ public final class HazelcastCoalescingHarness {
         }
     }
 
-    private static double rate(HazelcastInstance hz, HazelcastCoalescing coalescing, int keys, int threads,
-            double seconds) throws Exception {
-        try (RateLimiters limiters = HazelcastRateLimiters.create(hz, SluiceHazelcast.DEFAULT_MAP_NAME, "sluice",
-                coalescing)) {
-            PartitionedRateLimiter<String> limiter = limiters.partitioned("bench-" + UUID.randomUUID(), SPEC,
-                    LimiterOptions.builder().decisionTimeout(Duration.ofSeconds(10)).build());
-            run(limiter, keys, threads, Math.min(1.0, seconds / 2)); // warm-up
-            return run(limiter, keys, threads, seconds);
+    /**
+     * Off and on, alternating {@code rounds} times on the same two limiters (the machine's load drifts);
+     * the median of each.
+     */
+    private static double[] rates(HazelcastInstance hz, int keys, int threads, double seconds, int rounds)
+            throws Exception {
+        LimiterOptions options = LimiterOptions.builder().decisionTimeout(Duration.ofSeconds(10)).build();
+        try (RateLimiters off = HazelcastRateLimiters.create(hz, SluiceHazelcast.DEFAULT_MAP_NAME, "sluice",
+                HazelcastCoalescing.disabled());
+                RateLimiters on = HazelcastRateLimiters.create(hz, SluiceHazelcast.DEFAULT_MAP_NAME, "sluice",
+                        HazelcastCoalescing.defaults())) {
+            String policy = "bench-" + UUID.randomUUID();
+            PartitionedRateLimiter<String> offLimiter = off.partitioned(policy, SPEC, options);
+            PartitionedRateLimiter<String> onLimiter = on.partitioned(policy, SPEC, options);
+            run(offLimiter, keys, threads, 0.5); // warm-up
+            run(onLimiter, keys, threads, 0.5);
+            double[] offRates = new double[rounds];
+            double[] onRates = new double[rounds];
+            for (int r = 0; r < rounds; r++) {
+                offRates[r] = run(offLimiter, keys, threads, seconds);
+                onRates[r] = run(onLimiter, keys, threads, seconds);
+            }
+            Arrays.sort(offRates);
+            Arrays.sort(onRates);
+            return new double[] {offRates[rounds / 2], onRates[rounds / 2]};
         }
     }
 
