@@ -15,12 +15,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
@@ -96,8 +98,29 @@ final class Coalescer {
         }
     }
 
-    /** One caller's request: {@code deadline} is a {@link System#nanoTime()} or {@link Long#MAX_VALUE}. */
-    private record Pending(StepRequest request, CompletableFuture<Verdict> future, long deadline) {
+    /**
+     * One caller's request: {@code deadline} is a {@link System#nanoTime()} or {@link Long#MAX_VALUE}.
+     * When a blocking caller's request is sent alone at once from its own thread, {@link #direct} is the
+     * Hazelcast future (of a {@link WireVerdict}) it waits on, and that caller ends the hop
+     * ({@link #finishDirect}): no callback is registered on the Hazelcast future, which costs a lot more
+     * than a plain wait.
+     */
+    static final class Pending {
+        final StepRequest request;
+        final CompletableFuture<Verdict> future;
+        final long deadline;
+        final boolean callerWaits;
+        CompletableFuture<?> direct;
+        Lane lane;
+        final AtomicBoolean finished = new AtomicBoolean();
+
+        Pending(StepRequest request, long deadline, boolean callerWaits) {
+            this.request = request;
+            this.future = new CompletableFuture<>();
+            this.deadline = deadline;
+            this.callerWaits = callerWaits;
+        }
+
         int bytes() {
             return REQUEST_BYTES + request.key().length() * 3;
         }
@@ -110,7 +133,16 @@ final class Coalescer {
      * itself, as an extra hop in flight, rather than wait behind it; requests still go in arrival order.
      */
     CompletableFuture<Verdict> submit(StepRequest request, long deadlineNanos) {
-        Pending p = new Pending(request, new CompletableFuture<>(), deadlineNanos);
+        return enqueue(request, deadlineNanos, false).future;
+    }
+
+    /**
+     * {@link #submit}, returning the request itself. With {@code callerWaits}, the calling thread will
+     * block for the verdict: if the request is sent at once, {@link Pending#direct} is set, and the caller
+     * must call {@link #finishDirect} when it has the result or {@link #abandonDirect} when it gives up.
+     */
+    Pending enqueue(StepRequest request, long deadlineNanos, boolean callerWaits) {
+        Pending p = new Pending(request, deadlineNanos, callerWaits);
         Lane lane = lanes.computeIfAbsent(new LaneKey(owner(request.key()), request.durability()),
                 k -> new Lane(k.durability()));
         List<Pending> batch;
@@ -120,14 +152,14 @@ final class Coalescer {
             if (lane.inFlight == 0) {
                 lane.inFlight = 1;
                 lane.lastSendNanos = now;
-                batch = List.of(p);
+                batch = null;
             } else if (lane.queue.size() >= maxQueued) {
                 p.future.completeExceptionally(new CoalescingQueueFullException(maxQueued));
-                return p.future;
+                return p;
             } else {
                 lane.queue.add(p);
                 if (now - lane.lastSendNanos <= stallNanos) {
-                    return p.future;
+                    return p;
                 }
                 batch = take(lane, now, expired);
                 if (!batch.isEmpty()) {
@@ -137,11 +169,15 @@ final class Coalescer {
                 }
             }
         }
+        if (batch == null) {
+            sendFirst(lane, p);
+            return p;
+        }
         expire(expired);
         if (!batch.isEmpty()) {
             send(lane, batch);
         }
-        return p.future;
+        return p;
     }
 
     private UUID owner(String key) {
@@ -152,6 +188,55 @@ final class Coalescer {
         } catch (RuntimeException e) { // a client with no partition table yet: one lane for the unknown
             return null;
         }
+    }
+
+    /**
+     * Sends a request alone, at once, from its caller's thread (the lane was idle), exactly as without
+     * coalescing: a blocking caller waits on Hazelcast's future itself ({@link Pending#direct}); an
+     * asynchronous one is continued with Hazelcast's own {@code whenComplete}, as the uncoalesced store
+     * does, so a lone asynchronous decision keeps the uncoalesced timing too.
+     */
+    private void sendFirst(Lane lane, Pending p) {
+        hops.increment();
+        decisions.increment();
+        CompletionStage<WireVerdict> call;
+        try {
+            call = maps.apply(lane.durability).submitToKey(p.request.key(), new StepProcessor(p.request));
+        } catch (RuntimeException e) {
+            call = CompletableFuture.failedFuture(e);
+        }
+        if (p.callerWaits) {
+            p.lane = lane;
+            p.direct = call.toCompletableFuture();
+        } else {
+            call.whenComplete((result, failure) -> onCallDone(lane, List.of(p), result, failure));
+        }
+    }
+
+    /**
+     * Ends a hop its caller waited on directly ({@link Pending#direct}), on the caller's thread: sends
+     * what queued meanwhile (from here, a user thread, with no hand-off) or idles the lane. Once only.
+     */
+    void finishDirect(Pending p, Object result, Throwable failure) {
+        if (!p.finished.compareAndSet(false, true)) {
+            return;
+        }
+        List<Pending> next = drain(p.lane);
+        if (!next.isEmpty()) {
+            send(p.lane, next);
+        }
+        fanOutSafely(List.of(p), result, failure);
+    }
+
+    /** The caller of a direct hop stopped waiting: the hop ends when Hazelcast answers. */
+    void abandonDirect(Pending p) {
+        p.direct.whenCompleteAsync((result, failure) -> {
+            Throwable cause = failure instanceof CompletionException && failure.getCause() != null
+                    ? failure.getCause() : failure;
+            if (p.finished.compareAndSet(false, true)) {
+                onCallDone(p.lane, List.of(p), result, cause);
+            }
+        }, HazelcastDecisionStore.DIRECT);
     }
 
     /**

@@ -38,8 +38,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>Waiting: {@link #execute} waits on the Hazelcast future with the caller's deadline (a client call
  * is not cut short by Hazelcast's invocation timeout). {@link #submit} continues the Hazelcast future
- * on the thread that completes the call (a Hazelcast response or partition thread, via {@link #DIRECT})
- * and does no more than convert the verdict, never touching the common {@code ForkJoinPool}.
+ * with a non-async stage and does no more than convert the verdict (Hazelcast runs that stage on its
+ * default async executor; see {@link #DIRECT}).
+ *
+ * <p>Coalescing ({@link HazelcastCoalescing}, on unless disabled): decisions go through a
+ * {@link Coalescer}, which sends a lone decision exactly as above and batches the rest per owner.
  *
  * <p>Failures: Hazelcast's transient failures (a member left, a lost connection, a client offline, a
  * migrating partition, an operation timeout) are retryable. Hazelcast delivers a step at least once, so a
@@ -85,10 +88,12 @@ final class HazelcastDecisionStore implements DecisionStore {
     private static final AtomicInteger STORES = new AtomicInteger();
 
     /**
-     * Runs a continuation on the thread that completes a Hazelcast future. Needed because Hazelcast's own
-     * non-async {@code whenComplete} is not: its futures run it on {@code ConcurrencyUtil}'s default async
+     * Runs a continuation on the thread that completes a Hazelcast future. Hazelcast's own non-async
+     * {@code whenComplete} does not: its futures run it on {@code ConcurrencyUtil}'s default async
      * executor, which is the common pool, or, when the common pool's parallelism is 1 (2 cores), a new
-     * thread per continuation.
+     * thread per continuation. The coalescer continues its batches with this; the one-decision path keeps
+     * Hazelcast's {@code whenComplete} (see the report of issue 10: completing faster exposes a queue
+     * ordering race in the runtime's tests).
      */
     static final Executor DIRECT = Runnable::run;
 
@@ -142,13 +147,13 @@ final class HazelcastDecisionStore implements DecisionStore {
             return CompletableFuture.failedFuture(translate(e));
         }
         CompletableFuture<Verdict> result = new CompletableFuture<>();
-        call.whenCompleteAsync((wire, failure) -> {
+        call.whenComplete((wire, failure) -> {
             if (failure == null) {
                 result.complete(wire.toVerdict());
             } else {
                 result.completeExceptionally(translate(failure));
             }
-        }, DIRECT);
+        });
         return result;
     }
 
@@ -174,13 +179,33 @@ final class HazelcastDecisionStore implements DecisionStore {
      */
     private Verdict executeCoalesced(StepRequest request, long timeoutNanos)
             throws TimeoutException, ExecutionException, InterruptedException {
-        CompletableFuture<Verdict> f = coalescer.submit(request, System.nanoTime() + timeoutNanos);
-        try {
-            return f.get(timeoutNanos, TimeUnit.NANOSECONDS);
-        } catch (TimeoutException | InterruptedException e) {
-            f.cancel(false);
-            throw e;
+        Coalescer.Pending p = coalescer.enqueue(request, System.nanoTime() + timeoutNanos, true);
+        CompletableFuture<?> direct = p.direct;
+        if (direct == null) { // queued: the hop that carries it completes p.future
+            try {
+                return p.future.get(timeoutNanos, TimeUnit.NANOSECONDS);
+            } catch (TimeoutException | InterruptedException e) {
+                p.future.cancel(false);
+                throw e;
+            }
         }
+        // Sent alone at once: wait on Hazelcast's own future, as without coalescing, then end the hop here.
+        Object result;
+        try {
+            result = direct.get(timeoutNanos, TimeUnit.NANOSECONDS);
+        } catch (TimeoutException | InterruptedException e) {
+            coalescer.abandonDirect(p);
+            throw e;
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause() == null ? e : e.getCause();
+            coalescer.finishDirect(p, null, cause);
+            throw new ExecutionException(translate(cause));
+        } catch (RuntimeException e) {
+            coalescer.finishDirect(p, null, e);
+            throw new ExecutionException(translate(e));
+        }
+        coalescer.finishDirect(p, result, null);
+        return ((WireVerdict) result).toVerdict();
     }
 
     @Override

@@ -8,9 +8,10 @@ import java.util.Objects;
 
 /**
  * Rate limiters whose state lives in a Hazelcast cluster: every decision is one entry processor step on
- * the key's partition owner, atomic, with no lock and at most one network hop. By default, decisions that
- * arrive while an invocation to the same owner is in flight share the next hop ({@link HazelcastCoalescing});
- * pass {@link HazelcastCoalescing#disabled()} for one invocation per decision. Works from a member (embedded)
+ * the key's partition owner, atomic, with no lock and at most one network hop. With
+ * {@link HazelcastCoalescing#on()}, decisions that arrive while an invocation to the same owner is in
+ * flight share the next hop; the default ({@link HazelcastCoalescing#defaults()}) is, for now, one
+ * invocation per decision. Works from a member (embedded)
  * or a client; the members must have Sluice's classes ({@link SluiceHazelcast#configure}).
  *
  * <p>Closing the returned {@link RateLimiters} stops its limiters; it never shuts the Hazelcast
@@ -55,8 +56,9 @@ public final class HazelcastRateLimiters {
 
     /**
      * Limiters in the map {@code mapName} with keys under {@code keyPrefix}, coalescing concurrent
-     * decisions as {@code coalescing} says ({@link HazelcastCoalescing#disabled()} turns it off: one
-     * invocation per decision). The other overloads use {@link HazelcastCoalescing#defaults()}.
+     * decisions as {@code coalescing} says ({@link HazelcastCoalescing#on()} turns it on,
+     * {@link HazelcastCoalescing#disabled()} off: one invocation per decision). The other overloads use
+     * {@link HazelcastCoalescing#defaults()}.
      *
      * @throws IllegalStateException if this instance or a member cannot read Sluice's classes
      * @throws IllegalArgumentException if {@code keyPrefix} is not a valid name

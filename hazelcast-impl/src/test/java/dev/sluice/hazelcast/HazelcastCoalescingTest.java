@@ -76,7 +76,7 @@ final class HazelcastCoalescingTest {
     }
 
     private static HazelcastDecisionStore store(HazelcastInstance hz) {
-        return new HazelcastDecisionStore(hz, SluiceHazelcast.DEFAULT_MAP_NAME, HazelcastCoalescing.defaults());
+        return new HazelcastDecisionStore(hz, SluiceHazelcast.DEFAULT_MAP_NAME, HazelcastCoalescing.on());
     }
 
     /** Runs {@code attempts} tryAcquire(1) calls from 32 threads; returns the grants per index. */

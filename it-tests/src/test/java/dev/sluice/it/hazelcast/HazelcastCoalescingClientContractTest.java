@@ -26,8 +26,8 @@ final class HazelcastCoalescingClientContractTest extends ContractSuite {
         cluster = TestCluster.start("sluice-coalescing-client", 6231, 3, clock);
         List<RateLimiters> replicas = new ArrayList<>();
         replicas.add(HazelcastRateLimiters.create(cluster.addClient(SluiceHazelcast.configure(cluster.clientConfig())),
-                HazelcastCoalescing.defaults()));
-        cluster.members.stream().map(hz -> HazelcastRateLimiters.create(hz, HazelcastCoalescing.defaults()))
+                HazelcastCoalescing.on()));
+        cluster.members.stream().map(hz -> HazelcastRateLimiters.create(hz, HazelcastCoalescing.on()))
                 .forEach(replicas::add);
         backend = new Backend() {
             @Override public String name() { return "hazelcast-coalescing-client"; }

@@ -20,7 +20,7 @@ final class HazelcastCoalescingEmbeddedContractTest extends ContractSuite {
         ManualClock clock = new ManualClock();
         cluster = TestCluster.start("sluice-coalescing-embedded", 6221, 3, clock);
         List<RateLimiters> replicas = cluster.members.stream()
-                .map(hz -> HazelcastRateLimiters.create(hz, HazelcastCoalescing.defaults())).toList();
+                .map(hz -> HazelcastRateLimiters.create(hz, HazelcastCoalescing.on())).toList();
         backend = new Backend() {
             @Override public String name() { return "hazelcast-coalescing-embedded"; }
             @Override public ManualClock clock() { return clock; }

@@ -98,7 +98,7 @@ public final class HazelcastCoalescingHarness {
         try (RateLimiters off = HazelcastRateLimiters.create(hz, SluiceHazelcast.DEFAULT_MAP_NAME, "sluice",
                 HazelcastCoalescing.disabled());
                 RateLimiters on = HazelcastRateLimiters.create(hz, SluiceHazelcast.DEFAULT_MAP_NAME, "sluice",
-                        HazelcastCoalescing.defaults())) {
+                        HazelcastCoalescing.on())) {
             String policy = "bench-" + UUID.randomUUID();
             PartitionedRateLimiter<String> offLimiter = off.partitioned(policy, SPEC, options);
             PartitionedRateLimiter<String> onLimiter = on.partitioned(policy, SPEC, options);
