@@ -38,9 +38,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>Waiting: {@link #execute} waits on the Hazelcast future with the caller's deadline (a client call
  * is not cut short by Hazelcast's invocation timeout). {@link #submit} continues the Hazelcast future
- * with a non-async stage only: it runs on the thread that completes the call (a Hazelcast response or
- * partition thread) and does no more than convert the verdict, never touching the common
- * {@code ForkJoinPool}.
+ * with a non-async stage and does no more than convert the verdict (Hazelcast runs that stage on its
+ * default async executor; see {@link #DIRECT}).
+ *
+ * <p>Coalescing ({@link HazelcastCoalescing}, on unless disabled): decisions go through a
+ * {@link Coalescer}, which sends a lone decision exactly as above and batches the rest per owner.
  *
  * <p>Failures: Hazelcast's transient failures (a member left, a lost connection, a client offline, a
  * migrating partition, an operation timeout) are retryable. Hazelcast delivers a step at least once, so a
@@ -57,8 +59,14 @@ final class HazelcastDecisionStore implements DecisionStore {
     private volatile IMap<String, long[]> ephemeral;
 
     private final ExecutorService callbacks;
+    /** Null when coalescing is off. */
+    private final Coalescer coalescer;
 
     HazelcastDecisionStore(HazelcastInstance instance, String mapName) {
+        this(instance, mapName, HazelcastCoalescing.disabled());
+    }
+
+    HazelcastDecisionStore(HazelcastInstance instance, String mapName, HazelcastCoalescing coalescing) {
         this.instance = instance;
         this.mapName = mapName;
         int id = STORES.incrementAndGet();
@@ -68,9 +76,26 @@ final class HazelcastDecisionStore implements DecisionStore {
             t.setDaemon(true);
             return t;
         });
+        this.coalescer = coalescing.enabled()
+                ? new Coalescer(instance, this::map, this::translate, callbacks, coalescing) : null;
+    }
+
+    /** The coalescer, or null when coalescing is off (tests read its counters). */
+    Coalescer coalescer() {
+        return coalescer;
     }
 
     private static final AtomicInteger STORES = new AtomicInteger();
+
+    /**
+     * Runs a continuation on the thread that completes a Hazelcast future. Hazelcast's own non-async
+     * {@code whenComplete} does not: its futures run it on {@code ConcurrencyUtil}'s default async
+     * executor, which is the common pool, or, when the common pool's parallelism is 1 (2 cores), a new
+     * thread per continuation. The coalescer continues its batches with this; the one-decision path keeps
+     * Hazelcast's {@code whenComplete} (see the report of issue 10: completing faster exposes a queue
+     * ordering race in the runtime's tests).
+     */
+    static final Executor DIRECT = Runnable::run;
 
     /**
      * Hazelcast completes futures on partition and response threads, which must never block: callers'
@@ -112,6 +137,9 @@ final class HazelcastDecisionStore implements DecisionStore {
 
     @Override
     public CompletableFuture<Verdict> submit(StepRequest request) {
+        if (coalescer != null) {
+            return coalescer.submit(request, Long.MAX_VALUE);
+        }
         CompletionStage<WireVerdict> call;
         try {
             call = map(request).submitToKey(request.key(), new StepProcessor(request));
@@ -132,6 +160,9 @@ final class HazelcastDecisionStore implements DecisionStore {
     @Override
     public Verdict execute(StepRequest request, long timeoutNanos)
             throws TimeoutException, ExecutionException, InterruptedException {
+        if (coalescer != null) {
+            return executeCoalesced(request, timeoutNanos);
+        }
         try {
             return map(request).submitToKey(request.key(), new StepProcessor(request)).toCompletableFuture()
                     .get(timeoutNanos, TimeUnit.NANOSECONDS).toVerdict();
@@ -140,6 +171,41 @@ final class HazelcastDecisionStore implements DecisionStore {
         } catch (RuntimeException e) {
             throw new ExecutionException(translate(e));
         }
+    }
+
+    /**
+     * Waits for a coalesced decision; when the caller gives up (time out, interrupt) the request is
+     * cancelled, so if it still waits in a queue it is never sent.
+     */
+    private Verdict executeCoalesced(StepRequest request, long timeoutNanos)
+            throws TimeoutException, ExecutionException, InterruptedException {
+        Coalescer.Pending p = coalescer.enqueue(request, System.nanoTime() + timeoutNanos, true);
+        CompletableFuture<?> direct = p.direct;
+        if (direct == null) { // queued: the hop that carries it completes p.future
+            try {
+                return p.future.get(timeoutNanos, TimeUnit.NANOSECONDS);
+            } catch (TimeoutException | InterruptedException e) {
+                p.future.cancel(false);
+                throw e;
+            }
+        }
+        // Sent alone at once: wait on Hazelcast's own future, as without coalescing, then end the hop here.
+        Object result;
+        try {
+            result = direct.get(timeoutNanos, TimeUnit.NANOSECONDS);
+        } catch (TimeoutException | InterruptedException e) {
+            coalescer.abandonDirect(p);
+            throw e;
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause() == null ? e : e.getCause();
+            coalescer.finishDirect(p, null, cause);
+            throw new ExecutionException(translate(cause));
+        } catch (RuntimeException e) {
+            coalescer.finishDirect(p, null, e);
+            throw new ExecutionException(translate(e));
+        }
+        coalescer.finishDirect(p, result, null);
+        return ((WireVerdict) result).toVerdict();
     }
 
     @Override
@@ -260,7 +326,7 @@ final class HazelcastDecisionStore implements DecisionStore {
 
     @Override
     public String toString() {
-        return "Hazelcast store (maps " + mapName + ", " + SluiceHazelcast.ephemeralMapName(mapName) + " on "
+        return "Hazelcast store (" + (coalescer == null ? "no coalescing" : coalescer) + ", maps " + mapName + ", " + SluiceHazelcast.ephemeralMapName(mapName) + " on "
                 + instance.getName() + ")";
     }
 }

@@ -38,6 +38,9 @@ public final class SluiceSerializerFactory implements DataSerializableFactory {
     static final int VERDICT = 3;
     static final int PROBE = 4;
     static final int MERGE_POLICY = 5;
+    static final int BATCH = 6;
+    static final int BATCH_BACKUP = 7;
+    static final int BATCH_RESULT = 8;
 
     private static final int FACTORY_ID = Integer.getInteger(FACTORY_ID_PROPERTY, DEFAULT_FACTORY_ID);
 
@@ -57,6 +60,9 @@ public final class SluiceSerializerFactory implements DataSerializableFactory {
             case VERDICT: return new WireVerdict();
             case PROBE: return new ProbeProcessor();
             case MERGE_POLICY: return new SluiceMergePolicy();
+            case BATCH: return new BatchProcessor();
+            case BATCH_BACKUP: return new BatchBackupProcessor();
+            case BATCH_RESULT: return new BatchResult();
             default: return null; // Hazelcast reports the unknown class id with the factory id
         }
     }

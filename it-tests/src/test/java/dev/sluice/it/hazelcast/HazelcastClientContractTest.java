@@ -1,5 +1,6 @@
 package dev.sluice.it.hazelcast;
 
+import dev.sluice.hazelcast.HazelcastCoalescing;
 import dev.sluice.hazelcast.HazelcastRateLimiters;
 import dev.sluice.hazelcast.SluiceHazelcast;
 import dev.sluice.it.contract.Backend;
@@ -12,7 +13,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
 /**
- * The contract suite through a Hazelcast client: the client is the first replica (every single-replica
+ * Coalescing off. The contract suite through a Hazelcast client: the client is the first replica (every single-replica
  * test runs through it); the 3 members follow, so the exactness test spreads over 3 members and 1 client.
  */
 final class HazelcastClientContractTest extends ContractSuite {
@@ -24,8 +25,10 @@ final class HazelcastClientContractTest extends ContractSuite {
         ManualClock clock = new ManualClock();
         cluster = TestCluster.start("sluice-client", 5911, 3, clock);
         List<RateLimiters> replicas = new ArrayList<>();
-        replicas.add(HazelcastRateLimiters.create(cluster.addClient(SluiceHazelcast.configure(cluster.clientConfig()))));
-        cluster.members.stream().map(HazelcastRateLimiters::create).forEach(replicas::add);
+        replicas.add(HazelcastRateLimiters.create(cluster.addClient(SluiceHazelcast.configure(cluster.clientConfig())),
+                HazelcastCoalescing.disabled()));
+        cluster.members.stream().map(hz -> HazelcastRateLimiters.create(hz, HazelcastCoalescing.disabled()))
+                .forEach(replicas::add);
         backend = new Backend() {
             @Override public String name() { return "hazelcast-client"; }
             @Override public ManualClock clock() { return clock; }

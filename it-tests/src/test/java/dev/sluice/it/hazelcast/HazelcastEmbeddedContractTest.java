@@ -1,5 +1,6 @@
 package dev.sluice.it.hazelcast;
 
+import dev.sluice.hazelcast.HazelcastCoalescing;
 import dev.sluice.hazelcast.HazelcastRateLimiters;
 import dev.sluice.it.contract.Backend;
 import dev.sluice.it.contract.ContractSuite;
@@ -9,7 +10,7 @@ import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
-/** The contract suite on a 3-member embedded cluster: one replica per member. */
+/** Coalescing off. The contract suite on a 3-member embedded cluster: one replica per member. */
 final class HazelcastEmbeddedContractTest extends ContractSuite {
     private static TestCluster cluster;
     private static Backend backend;
@@ -18,7 +19,8 @@ final class HazelcastEmbeddedContractTest extends ContractSuite {
     static void start() {
         ManualClock clock = new ManualClock();
         cluster = TestCluster.start("sluice-embedded", 5901, 3, clock);
-        List<RateLimiters> replicas = cluster.members.stream().map(HazelcastRateLimiters::create).toList();
+        List<RateLimiters> replicas = cluster.members.stream()
+                .map(hz -> HazelcastRateLimiters.create(hz, HazelcastCoalescing.disabled())).toList();
         backend = new Backend() {
             @Override public String name() { return "hazelcast-embedded"; }
             @Override public ManualClock clock() { return clock; }

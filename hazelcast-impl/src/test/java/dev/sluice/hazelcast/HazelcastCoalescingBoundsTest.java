@@ -1,0 +1,181 @@
+package dev.sluice.hazelcast;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.hazelcast.config.Config;
+import com.hazelcast.core.Hazelcast;
+import com.hazelcast.core.HazelcastInstance;
+import dev.sluice.limiter.Durability;
+import dev.sluice.limiter.LimitSpec;
+import dev.sluice.limiter.spi.Op;
+import dev.sluice.limiter.spi.StepRequest;
+import dev.sluice.limiter.spi.Verdict;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The coalescer's bounds with a slow owner (one member, port 6241, whose clock blocks the next step when
+ * armed): a full queue fails fast and retryably, a caller that gave up is never sent, and a stalled hop
+ * does not hold up later decisions for more than {@code stallMillis}.
+ */
+final class HazelcastCoalescingBoundsTest {
+    private static final LimitSpec SPEC = LimitSpec.fixedWindow(100, Duration.ofHours(1));
+    private static final BlockingClock CLOCK = new BlockingClock();
+    private static HazelcastInstance member;
+
+    /** A clock that, when armed, blocks the next step that reads it until released. */
+    static final class BlockingClock implements InstantSource {
+        final AtomicBoolean armed = new AtomicBoolean();
+        volatile CountDownLatch release = new CountDownLatch(0);
+        volatile CountDownLatch blocked = new CountDownLatch(1);
+
+        void arm() {
+            release = new CountDownLatch(1);
+            blocked = new CountDownLatch(1);
+            armed.set(true);
+        }
+
+        @Override
+        public Instant instant() {
+            if (armed.compareAndSet(true, false)) {
+                blocked.countDown();
+                try {
+                    release.await(30, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            return Instant.ofEpochMilli(1_700_000_000_000L);
+        }
+    }
+
+    @BeforeAll
+    static void start() {
+        Config config = HazelcastCoalescingTest.memberConfig("sluice-coalescing-bounds", 6241, 0);
+        config.setProperty("hazelcast.operation.thread.count", "2");
+        config.getUserContext().put(SluiceHazelcast.CLOCK_KEY, CLOCK);
+        member = Hazelcast.newHazelcastInstance(config);
+    }
+
+    @AfterAll
+    static void stop() {
+        CLOCK.release.countDown();
+        if (member != null) {
+            member.getLifecycleService().terminate();
+        }
+    }
+
+    private static HazelcastDecisionStore store(int maxQueued, long stallMillis) {
+        return new HazelcastDecisionStore(member, SluiceHazelcast.DEFAULT_MAP_NAME,
+                new HazelcastCoalescing(true, 128, 32 * 1024, maxQueued, stallMillis));
+    }
+
+    private static StepRequest acquire(String key) {
+        return new StepRequest(key, SPEC, Op.ACQUIRE, 1, 0, Durability.REPLICATED);
+    }
+
+    private static String key(String prefix) {
+        return prefix + "-" + UUID.randomUUID();
+    }
+
+    @Test
+    void fullQueue_failsAtOnceRetryably_andTheQueuedStillRun() throws Exception {
+        HazelcastDecisionStore store = store(3, 60_000);
+        try {
+            String key = key("full");
+            CLOCK.arm();
+            CompletableFuture<Verdict> inFlight = store.submit(acquire(key));
+            assertTrue(CLOCK.blocked.await(10, TimeUnit.SECONDS));
+            List<CompletableFuture<Verdict>> queued = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                queued.add(store.submit(acquire(key)));
+            }
+            CompletableFuture<Verdict> refused = store.submit(acquire(key));
+            ExecutionException e = assertThrows(ExecutionException.class, () -> refused.get(1, TimeUnit.SECONDS));
+            assertInstanceOf(CoalescingQueueFullException.class, e.getCause());
+            assertTrue(store.isRetryable(e.getCause()), "nothing was sent: safe to retry");
+            CLOCK.release.countDown();
+            assertEquals(99, inFlight.get(10, TimeUnit.SECONDS).remaining());
+            for (int i = 0; i < 3; i++) {
+                assertEquals(98 - i, queued.get(i).get(10, TimeUnit.SECONDS).remaining(), "in arrival order");
+            }
+            assertEquals(2, store.coalescer().hops.sum(), "the three queued went as one hop");
+        } finally {
+            CLOCK.release.countDown();
+            store.close();
+        }
+    }
+
+    @Test
+    void cancelledOrTimedOut_whileQueued_isNeverSent() throws Exception {
+        HazelcastDecisionStore store = store(100, 60_000);
+        try {
+            String key = key("drop");
+            CLOCK.arm();
+            CompletableFuture<Verdict> inFlight = store.submit(acquire(key));
+            assertTrue(CLOCK.blocked.await(10, TimeUnit.SECONDS));
+            CompletableFuture<Verdict> cancelled = store.submit(acquire(key));
+            assertTrue(cancelled.cancel(false));
+            assertThrows(TimeoutException.class, () -> store.execute(acquire(key), TimeUnit.MILLISECONDS.toNanos(50)));
+            CompletableFuture<Verdict> kept = store.submit(acquire(key));
+            CLOCK.release.countDown();
+            assertEquals(99, inFlight.get(10, TimeUnit.SECONDS).remaining());
+            assertEquals(98, kept.get(10, TimeUnit.SECONDS).remaining(), "the two abandoned requests took nothing");
+            assertEquals(2, store.coalescer().dropped.sum());
+            Verdict probe = store.execute(new StepRequest(key, SPEC, Op.ACQUIRE, 0, 0, Durability.REPLICATED),
+                    TimeUnit.SECONDS.toNanos(10));
+            assertEquals(98, probe.remaining());
+        } finally {
+            CLOCK.release.countDown();
+            store.close();
+        }
+    }
+
+    @Test
+    void stalledHop_laterDecisionsGoAheadAfterStallMillis() throws Exception {
+        HazelcastDecisionStore store = store(100, 50);
+        try {
+            String slow = key("stall-slow");
+            int slowPartition = member.getPartitionService().getPartition(slow).getPartitionId();
+            String other;
+            do { // a key on the other partition thread, which the blocked step does not hold
+                other = key("stall-other");
+            } while (member.getPartitionService().getPartition(other).getPartitionId() % 2 == slowPartition % 2);
+            CLOCK.arm();
+            CompletableFuture<Verdict> stalled = store.submit(acquire(slow));
+            assertTrue(CLOCK.blocked.await(10, TimeUnit.SECONDS));
+            CompletableFuture<Verdict> early = store.submit(acquire(other)); // queued behind the stalled hop
+            Thread.sleep(100);
+            assertFalse(early.isDone());
+            CompletableFuture<Verdict> late = store.submit(acquire(other)); // the stall is noticed: both go
+            assertEquals(99, early.get(10, TimeUnit.SECONDS).remaining());
+            assertEquals(98, late.get(10, TimeUnit.SECONDS).remaining());
+            assertFalse(stalled.isDone());
+            assertEquals(1, store.coalescer().stalls.sum());
+            CLOCK.release.countDown();
+            assertEquals(99, stalled.get(10, TimeUnit.SECONDS).remaining());
+            // Both hops came back: the lane is idle again, a lone decision goes at once.
+            assertEquals(97, store.submit(acquire(other)).get(10, TimeUnit.SECONDS).remaining());
+        } finally {
+            CLOCK.release.countDown();
+            store.close();
+        }
+    }
+}

@@ -1,0 +1,223 @@
+package dev.sluice.hazelcast;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.hazelcast.client.HazelcastClient;
+import com.hazelcast.client.config.ClientConfig;
+import com.hazelcast.config.Config;
+import com.hazelcast.core.Hazelcast;
+import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.map.IMap;
+import dev.sluice.limiter.LimitSpec;
+import dev.sluice.limiter.LimiterOptions;
+import dev.sluice.limiter.RateLimiter;
+import dev.sluice.limiter.RateLimiters;
+import dev.sluice.limiter.spi.RateLimiterRuntime;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Coalescing on a real 2-member loopback cluster (ports 6201-6202) and a client: exact under 32 threads on
+ * one hot key and on 1,000 keys, batching really happens (hops < decisions), and the backups hold exactly
+ * the primary's states (checked by terminating a member, ports 6211-6212).
+ */
+final class HazelcastCoalescingTest {
+    private static final int THREADS = 32;
+    /** The machine is shared and loaded: a generous deadline, so a slow hop is not a failed test. */
+    private static final LimiterOptions PATIENT = LimiterOptions.builder().decisionTimeout(Duration.ofSeconds(10))
+            .build();
+    private static final List<HazelcastInstance> members = new ArrayList<>();
+    private static HazelcastInstance client;
+
+    static Config memberConfig(String cluster, int basePort, int index) {
+        List<String> started = new ArrayList<>();
+        for (int j = 0; j <= index; j++) {
+            started.add("127.0.0.1:" + (basePort + j));
+        }
+        Config config = SluiceMember.loopbackConfig(cluster, "127.0.0.1", basePort + index, started);
+        config.setInstanceName(cluster + "-" + index);
+        config.setProperty("hazelcast.partition.count", "71");
+        config.setProperty("hazelcast.logging.type", "none");
+        config.setProperty("hazelcast.shutdownhook.enabled", "false");
+        return SluiceHazelcast.configure(config);
+    }
+
+    @BeforeAll
+    static void start() {
+        for (int i = 0; i < 2; i++) {
+            members.add(Hazelcast.newHazelcastInstance(memberConfig("sluice-coalescing", 6201, i)));
+        }
+        ClientConfig cc = new ClientConfig();
+        cc.setClusterName("sluice-coalescing");
+        cc.setProperty("hazelcast.logging.type", "none");
+        cc.getNetworkConfig().addAddress("127.0.0.1:6201", "127.0.0.1:6202");
+        client = HazelcastClient.newHazelcastClient(SluiceHazelcast.configure(cc));
+    }
+
+    @AfterAll
+    static void stop() {
+        if (client != null) {
+            client.shutdown();
+        }
+        members.forEach(m -> m.getLifecycleService().terminate());
+    }
+
+    private static HazelcastDecisionStore store(HazelcastInstance hz) {
+        return new HazelcastDecisionStore(hz, SluiceHazelcast.DEFAULT_MAP_NAME, HazelcastCoalescing.on());
+    }
+
+    /** Runs {@code attempts} tryAcquire(1) calls from 32 threads; returns the grants per index. */
+    private static int[] hammer(List<RateLimiter> limiters, int attempts) throws InterruptedException {
+        AtomicIntegerArray granted = new AtomicIntegerArray(limiters.size());
+        AtomicInteger next = new AtomicInteger();
+        List<Throwable> errors = new ArrayList<>();
+        CountDownLatch go = new CountDownLatch(1);
+        List<Thread> threads = new ArrayList<>();
+        for (int t = 0; t < THREADS; t++) {
+            Thread thread = new Thread(() -> {
+                try {
+                    go.await();
+                    while (next.getAndIncrement() < attempts) {
+                        int i = ThreadLocalRandom.current().nextInt(limiters.size());
+                        if (limiters.get(i).tryAcquire(1).isAcquired()) {
+                            granted.incrementAndGet(i);
+                        }
+                    }
+                } catch (Throwable e) {
+                    synchronized (errors) {
+                        errors.add(e);
+                    }
+                }
+            });
+            thread.start();
+            threads.add(thread);
+        }
+        go.countDown();
+        for (Thread thread : threads) {
+            thread.join();
+        }
+        if (!errors.isEmpty()) {
+            throw new AssertionError("a caller failed", errors.get(0));
+        }
+        int[] result = new int[limiters.size()];
+        for (int i = 0; i < result.length; i++) {
+            result[i] = granted.get(i);
+        }
+        return result;
+    }
+
+    private static void hotKeyExactAndBatched(HazelcastInstance hz) throws Exception {
+        HazelcastDecisionStore store = store(hz);
+        try (RateLimiters limiters = RateLimiterRuntime.create(store, "sluice")) {
+            RateLimiter limiter = limiters.limiter("hot-" + UUID.randomUUID(),
+                    LimitSpec.slidingLog(100, Duration.ofHours(1)), PATIENT);
+            assertEquals(100, hammer(List.of(limiter), 5_000)[0]);
+            long hops = store.coalescer().hops.sum();
+            long decisions = store.coalescer().decisions.sum();
+            assertEquals(5_000, decisions);
+            assertTrue(hops < decisions / 2, "32 threads on one key share hops: " + hops + " hops for " + decisions);
+        }
+    }
+
+    @Test
+    void hotKey_32threads_member_exactlyTheLimitInFewerHops() throws Exception {
+        hotKeyExactAndBatched(members.get(1));
+    }
+
+    @Test
+    void hotKey_32threads_client_exactlyTheLimitInFewerHops() throws Exception {
+        hotKeyExactAndBatched(client);
+    }
+
+    private static void manyKeysExact(HazelcastInstance hz) throws Exception {
+        HazelcastDecisionStore store = store(hz);
+        try (RateLimiters limiters = RateLimiterRuntime.create(store, "sluice")) {
+            String run = UUID.randomUUID().toString();
+            List<RateLimiter> keys = new ArrayList<>();
+            for (int i = 0; i < 1_000; i++) {
+                keys.add(limiters.limiter("many-" + run + "-" + i, LimitSpec.tokenBucket(3, 1, Duration.ofHours(1)),
+                        PATIENT));
+            }
+            int[] granted = hammer(keys, 10_000);
+            int total = 0;
+            for (int i = 0; i < granted.length; i++) {
+                assertTrue(granted[i] <= 3, "key " + i + " granted " + granted[i]);
+                total += granted[i];
+            }
+            for (int i = 0; i < keys.size(); i++) { // what is left is exactly what was not granted
+                assertEquals(3 - granted[i], keys.get(i).tryAcquire(0).remaining(), "key " + i);
+            }
+            assertTrue(total > 1_000, "granted " + total);
+            assertTrue(store.coalescer().hops.sum() < store.coalescer().decisions.sum(),
+                    store.coalescer().hops.sum() + " hops for " + store.coalescer().decisions.sum());
+        }
+    }
+
+    @Test
+    void thousandKeys_32threads_member_eachExactlyItsLimit() throws Exception {
+        manyKeysExact(members.get(0));
+    }
+
+    @Test
+    void thousandKeys_32threads_client_eachExactlyItsLimit() throws Exception {
+        manyKeysExact(client);
+    }
+
+    @Test
+    void disabled_oneHopPerDecision_noCoalescer() {
+        HazelcastDecisionStore store = new HazelcastDecisionStore(members.get(0), SluiceHazelcast.DEFAULT_MAP_NAME,
+                HazelcastCoalescing.disabled());
+        assertEquals(null, store.coalescer());
+        store.close();
+    }
+
+    /**
+     * The backups are the primary's exact states: after a coalesced run over 300 keys, the surviving
+     * member (promoted backups for the half the other owned) holds the very same states.
+     */
+    @Test
+    void backups_afterOwnerLoss_holdThePrimarysStates() throws Exception {
+        HazelcastInstance a = Hazelcast.newHazelcastInstance(memberConfig("sluice-coalescing-backup", 6211, 0));
+        HazelcastInstance b = Hazelcast.newHazelcastInstance(memberConfig("sluice-coalescing-backup", 6211, 1));
+        try {
+            HazelcastDecisionStore store = store(a);
+            List<String> names = new ArrayList<>();
+            try (RateLimiters limiters = RateLimiterRuntime.create(store, "sluice")) {
+                List<RateLimiter> keys = new ArrayList<>();
+                for (int i = 0; i < 300; i++) {
+                    names.add("backup-" + i);
+                    keys.add(limiters.limiter("backup-" + i, LimitSpec.slidingLog(5, Duration.ofHours(1)), PATIENT));
+                }
+                hammer(keys, 3_000);
+                assertTrue(store.coalescer().hops.sum() < store.coalescer().decisions.sum());
+                assertTrue(store.coalescer().multiKeyHops.sum() > 0, "multi-key hops (with their backups) ran");
+            }
+            IMap<String, long[]> map = a.getMap(SluiceHazelcast.DEFAULT_MAP_NAME);
+            Map<String, long[]> before = new HashMap<>();
+            for (String name : names) {
+                before.put(name, map.get("sluice/" + name));
+            }
+            a.getLifecycleService().terminate();
+            IMap<String, long[]> survivor = b.getMap(SluiceHazelcast.DEFAULT_MAP_NAME);
+            for (String name : names) {
+                assertArrayEquals(before.get(name), survivor.get("sluice/" + name), name);
+            }
+        } finally {
+            a.getLifecycleService().terminate();
+            b.getLifecycleService().terminate();
+        }
+    }
+}
