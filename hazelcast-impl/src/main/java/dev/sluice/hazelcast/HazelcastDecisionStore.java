@@ -91,9 +91,8 @@ final class HazelcastDecisionStore implements DecisionStore {
      * Runs a continuation on the thread that completes a Hazelcast future. Hazelcast's own non-async
      * {@code whenComplete} does not: its futures run it on {@code ConcurrencyUtil}'s default async
      * executor, which is the common pool, or, when the common pool's parallelism is 1 (2 cores), a new
-     * thread per continuation. The coalescer continues its batches with this; the one-decision path keeps
-     * Hazelcast's {@code whenComplete} (see the report of issue 10: completing faster exposes a queue
-     * ordering race in the runtime's tests).
+     * thread per continuation. Every continuation here is a few field writes; the runtime hops to
+     * {@link #callbackExecutor()} before any caller code runs.
      */
     static final Executor DIRECT = Runnable::run;
 
@@ -147,13 +146,13 @@ final class HazelcastDecisionStore implements DecisionStore {
             return CompletableFuture.failedFuture(translate(e));
         }
         CompletableFuture<Verdict> result = new CompletableFuture<>();
-        call.whenComplete((wire, failure) -> {
+        call.whenCompleteAsync((wire, failure) -> {
             if (failure == null) {
                 result.complete(wire.toVerdict());
             } else {
                 result.completeExceptionally(translate(failure));
             }
-        });
+        }, DIRECT); // the runtime then continues on callbackExecutor(), never on Hazelcast's thread
         return result;
     }
 

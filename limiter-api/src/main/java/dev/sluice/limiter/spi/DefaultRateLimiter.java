@@ -35,9 +35,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * when a concurrency lease of this process is released. The queue waits in real time; the store's
  * clock alone decides whether the wait was long enough.
  *
- * <p>A grant that arrives for a waiter cancelled meanwhile goes to the next waiter asking for as many
- * permits; if there is none, a concurrency lease is released and rate permits stay consumed, as they
- * would for a caller who stopped listening.
+ * <p>A grant goes to the waiter at the head when it arrives (the one asked for may have been cancelled
+ * meanwhile or, newest first, overtaken by a newer one) if that waiter asked for as many permits; a
+ * grant nobody can take releases its concurrency lease, and rate permits stay consumed, as they would
+ * for a caller who stopped listening.
  */
 final class DefaultRateLimiter implements RateLimiter {
     private final DefaultRateLimiters owner;
@@ -344,12 +345,13 @@ final class DefaultRateLimiter implements RateLimiter {
             Waiter served = asked;
             synchronized (lock) {
                 pumping = false;
-                if (done && failure == null && lease.isAcquired() && asked.future.isDone()) {
-                    // Cancelled while its grant was in flight: the permits are taken, so they go to the
-                    // next waiter asking for exactly as many rather than being lost.
-                    Waiter next = headLocked();
-                    if (next != null && next.permits == asked.permits) {
-                        served = next;
+                if (done && failure == null && lease.isAcquired()) {
+                    // The grant goes to whoever is at the head now, if it asked for as many permits: the
+                    // asked waiter may have been cancelled while the grant was in flight, or (NEWEST_FIRST)
+                    // a newer waiter may have arrived, who is served first. The permits are taken either way.
+                    Waiter now = headLocked();
+                    if (now != null && now != asked && now.permits == asked.permits) {
+                        served = now;
                     }
                 }
                 if (done && queue.remove(served)) {
