@@ -33,10 +33,10 @@ public abstract class ContractSuite extends CoreContract {
     private static CompletableFuture<Lease> enqueue(RateLimiter limiter, long permits) {
         long expectQueued = limiter.statistics().queuedPermits() + permits;
         CompletableFuture<Lease> f = limiter.acquireAsync(permits);
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (!f.isDone() && limiter.statistics().queuedPermits() != expectQueued) {
             if (System.nanoTime() > deadline) {
-                throw new AssertionError("not queued within 10 s");
+                throw new AssertionError("not queued within 30 s");
             }
             Thread.onSpinWait();
         }
@@ -47,7 +47,7 @@ public abstract class ContractSuite extends CoreContract {
     private int nextGranted(List<CompletableFuture<Lease>> waiters) throws Exception {
         backend().clock().advance(Duration.ofMinutes(1));
         CompletableFuture.anyOf(waiters.stream().filter(f -> !f.isDone()).toArray(CompletableFuture[]::new))
-                .get(10, TimeUnit.SECONDS);
+                .get(30, TimeUnit.SECONDS);
         int granted = -1;
         for (int i = 0; i < waiters.size(); i++) {
             CompletableFuture<Lease> f = waiters.get(i);
@@ -71,7 +71,7 @@ public abstract class ContractSuite extends CoreContract {
             waiters.add(enqueue(limiter, 1));
         }
         CompletableFuture<Lease> overflow = limiter.acquireAsync(1);
-        assertFalse(overflow.get(10, TimeUnit.SECONDS).isAcquired(), "a full queue refuses at once");
+        assertFalse(overflow.get(30, TimeUnit.SECONDS).isAcquired(), "a full queue refuses at once");
         assertEquals(0, nextGranted(waiters));
         assertEquals(1, nextGranted(waiters));
         assertEquals(2, nextGranted(waiters));
@@ -87,7 +87,7 @@ public abstract class ContractSuite extends CoreContract {
         waiters.add(enqueue(limiter, 1));
         waiters.add(enqueue(limiter, 1));
         waiters.add(limiter.acquireAsync(1));
-        Lease evicted = waiters.get(0).get(10, TimeUnit.SECONDS);
+        Lease evicted = waiters.get(0).get(30, TimeUnit.SECONDS);
         assertFalse(evicted.isAcquired(), "the oldest waiter made room");
         served.add(0);
         assertEquals(2, nextGranted(waiters));
@@ -99,12 +99,12 @@ public abstract class ContractSuite extends CoreContract {
         RateLimiter limiter = queued(LimitSpec.fixedWindow(2, Duration.ofMinutes(1)), 3, QueueOrder.OLDEST_FIRST);
         assertTrue(limiter.tryAcquire(2).isAcquired());
         CompletableFuture<Lease> two = enqueue(limiter, 2);
-        assertFalse(limiter.acquireAsync(2).get(10, TimeUnit.SECONDS).isAcquired(), "2 + 2 permits exceed 3");
+        assertFalse(limiter.acquireAsync(2).get(30, TimeUnit.SECONDS).isAcquired(), "2 + 2 permits exceed 3");
         CompletableFuture<Lease> one = enqueue(limiter, 1);
         assertFalse(one.isDone());
         assertEquals(3, limiter.statistics().queuedPermits());
         backend().clock().advance(Duration.ofMinutes(1));
-        assertTrue(two.get(10, TimeUnit.SECONDS).isAcquired());
+        assertTrue(two.get(30, TimeUnit.SECONDS).isAcquired());
         assertFalse(one.isDone() && one.join().isAcquired() && two.join().remaining() < 0);
     }
 
@@ -117,7 +117,7 @@ public abstract class ContractSuite extends CoreContract {
         assertTrue(cancelled.cancel(false));
         assertEquals(1, limiter.statistics().queuedPermits());
         backend().clock().advance(Duration.ofMinutes(1));
-        assertTrue(next.get(10, TimeUnit.SECONDS).isAcquired(), "the permit went to the next waiter");
+        assertTrue(next.get(30, TimeUnit.SECONDS).isAcquired(), "the permit went to the next waiter");
         assertTrue(cancelled.isCancelled());
     }
 
@@ -145,7 +145,7 @@ public abstract class ContractSuite extends CoreContract {
             Thread.onSpinWait();
         }
         backend().clock().advance(Duration.ofMinutes(1));
-        assertTrue(blocking.get(10, TimeUnit.SECONDS).isAcquired());
+        assertTrue(blocking.get(30, TimeUnit.SECONDS).isAcquired());
     }
 
     /** A release in this process wakes a queued concurrency waiter at once. */
@@ -157,7 +157,7 @@ public abstract class ContractSuite extends CoreContract {
         assertTrue(held.isAcquired());
         CompletableFuture<Lease> waiter = enqueue(limiter, 1);
         held.close();
-        Lease next = waiter.get(10, TimeUnit.SECONDS);
+        Lease next = waiter.get(30, TimeUnit.SECONDS);
         assertTrue(next.isAcquired());
         assertTrue(next.fencingToken().getAsLong() > held.fencingToken().getAsLong());
         next.close();

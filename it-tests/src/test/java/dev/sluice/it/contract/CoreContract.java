@@ -221,7 +221,7 @@ public abstract class CoreContract {
 
     /** Waits (bounded) for an asynchronous release to land, then acquires. */
     protected static Lease awaitAcquired(RateLimiter limiter) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (System.nanoTime() < deadline) {
             Lease lease = limiter.tryAcquire(1);
             if (lease.isAcquired()) {
@@ -229,6 +229,6 @@ public abstract class CoreContract {
             }
             Thread.onSpinWait();
         }
-        throw new AssertionError("not acquired within 10 s");
+        throw new AssertionError("not acquired within 30 s");
     }
 }
