@@ -162,11 +162,14 @@ final class HazelcastDecisionStore implements DecisionStore {
         if (coalescer != null) {
             return executeCoalesced(request, timeoutNanos);
         }
+        // executeOnKey in the caller's thread, not submitToKey(...).get(timeout): every future that
+        // submitToKey returns (member and client alike) continues on ConcurrencyUtil's default async
+        // executor, which on a 2-core host starts a new thread per call; measured in benchmarks/, that
+        // tripled the CPU per decision. The wait is then bounded by Hazelcast's own timeouts (the client
+        // invocation timeout that failFast sets; a lost member fails the call at once), not by
+        // decisionTimeout; the async path keeps the caller-side deadline.
         try {
-            return map(request).submitToKey(request.key(), new StepProcessor(request)).toCompletableFuture()
-                    .get(timeoutNanos, TimeUnit.NANOSECONDS).toVerdict();
-        } catch (ExecutionException e) {
-            throw new ExecutionException(translate(e.getCause() == null ? e : e.getCause()));
+            return map(request).executeOnKey(request.key(), new StepProcessor(request)).toVerdict();
         } catch (RuntimeException e) {
             throw new ExecutionException(translate(e));
         }
