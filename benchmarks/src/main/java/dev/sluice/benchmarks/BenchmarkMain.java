@@ -59,6 +59,9 @@ public final class BenchmarkMain {
     private final int seconds;
     private final List<String> jvmArgs = new ArrayList<>();
     private final Path aux;
+    private List<String> only = List.of();
+    private List<Integer> onlyThreads = List.of();
+    private String profiler;
 
     private BenchmarkMain(boolean smoke, Path out, int warmup, int iterations, int seconds) throws IOException {
         this.smoke = smoke;
@@ -75,6 +78,9 @@ public final class BenchmarkMain {
         int warmup = 2;
         int iterations = 3;
         int seconds = 2;
+        List<String> only = List.of();
+        List<Integer> onlyThreads = List.of();
+        String profiler = null;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--smoke": smoke = true; break;
@@ -82,11 +88,19 @@ public final class BenchmarkMain {
                 case "--warmup": warmup = Integer.parseInt(args[++i]); break;
                 case "--iterations": iterations = Integer.parseInt(args[++i]); break;
                 case "--seconds": seconds = Integer.parseInt(args[++i]); break;
-                default: throw new IllegalArgumentException("unknown argument " + args[i]
-                        + "; use [--smoke] [--out FILE] [--warmup N] [--iterations N] [--seconds S]");
+                case "--passes": only = List.of(args[++i].split(",")); break;
+                case "--threads": onlyThreads = java.util.Arrays.stream(args[++i].split(",")).map(Integer::valueOf).toList();
+                    break;
+                case "--prof": profiler = args[++i]; break;
+                default: throw new IllegalArgumentException("unknown argument " + args[i] + "; use [--smoke] [--out FILE]"
+                        + " [--warmup N] [--iterations N] [--seconds S] [--passes a,b] [--threads 1,8] [--prof gc|stack|jfr]");
             }
         }
-        String report = new BenchmarkMain(smoke, out, warmup, iterations, seconds).run(String.join(" ", args));
+        BenchmarkMain main = new BenchmarkMain(smoke, out, warmup, iterations, seconds);
+        main.only = only;
+        main.onlyThreads = onlyThreads;
+        main.profiler = profiler;
+        String report = main.run(String.join(" ", args));
         System.out.println(report);
     }
 
@@ -121,13 +135,16 @@ public final class BenchmarkMain {
                 jvmArgs.add("-D" + DecisionBench.SERVERS_PROPERTY + "=" + servers);
             }
             for (Pass pass : passes(redis)) {
+                if (!only.isEmpty() && !only.contains(pass.name())) {
+                    continue;
+                }
                 System.out.println("=== pass " + pass.name() + " ===");
                 cells.addAll(run(pass));
             }
         } finally {
             BenchCluster.kill(members);
         }
-        memory = MemoryPerKey.measure(smoke ? 3_000 : 100_000);
+        memory = only.isEmpty() || only.contains("memory") ? MemoryPerKey.measure(smoke ? 3_000 : 100_000) : List.of();
         String loadAfter = loadAverage();
         long elapsedSeconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started);
         String report = Report.render(new Report.Context(date.format(DateTimeFormatter.ISO_OFFSET_DATE_TIME),
@@ -157,7 +174,7 @@ public final class BenchmarkMain {
         List<String> outcomes = List.of("grant", "refuse");
         passes.add(new Pass("peers", params(List.of("sluice", "raw", "bucket4j"), both, keys, outcomes),
                 List.of(1, 8, 32)));
-        passes.add(new Pass("in-process ceiling", params(List.of("local"), List.of("none"), keys, outcomes),
+        passes.add(new Pass("local", params(List.of("local"), List.of("none"), keys, outcomes),
                 List.of(1, 8, 32)));
         if (redis) {
             passes.add(new Pass("redis", params(List.of("redis"), List.of("none"), keys, outcomes), List.of(1, 8, 32)));
@@ -188,6 +205,9 @@ public final class BenchmarkMain {
     private List<Cell> run(Pass pass) throws RunnerException {
         List<Cell> cells = new ArrayList<>();
         for (int threads : pass.threads()) {
+            if (!onlyThreads.isEmpty() && !onlyThreads.contains(threads)) {
+                continue;
+            }
             ChainedOptionsBuilder options = new OptionsBuilder()
                     .include(DecisionBench.class.getName() + ".decide")
                     .forks(1)
@@ -199,6 +219,9 @@ public final class BenchmarkMain {
                     .jvmArgs(jvmArgs.toArray(new String[0]))
                     .shouldFailOnError(true)
                     .verbosity(smoke ? VerboseMode.SILENT : VerboseMode.NORMAL);
+            if (profiler != null) {
+                options.addProfiler(profiler);
+            }
             for (Map.Entry<String, List<String>> p : pass.params().entrySet()) {
                 options.param(p.getKey(), p.getValue().toArray(new String[0]));
             }

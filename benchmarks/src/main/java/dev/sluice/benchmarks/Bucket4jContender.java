@@ -70,6 +70,13 @@ final class Bucket4jContender implements Contender {
     }
 
     @Override
+    public CompletableFuture<Boolean> decideAsync(int key, boolean open) {
+        AsyncBucketProxy bucket = names.length == 1 ? (open ? hotOpenAsync : hotClosedAsync)
+                : asyncProxies.builder().build((open ? "open/" : "closed/") + names[key], open ? OPEN_ASYNC : CLOSED_ASYNC);
+        return bucket.tryConsume(1);
+    }
+
+    @Override
     public void close() {
         // the proxy manager holds no resources of its own
     }

@@ -15,9 +15,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -199,25 +197,14 @@ public class DecisionBench {
         }
     }
 
-    /** Spends the one token of every closed key, 16 callers at a time. */
+    /** Spends the one token of every closed key, up to 256 decisions in flight. */
     private void exhaustClosedKeys() throws Exception {
-        ExecutorService pool = Executors.newFixedThreadPool(16);
-        try {
-            List<Future<?>> parts = new ArrayList<>();
-            for (int p = 0; p < 16; p++) {
-                int part = p;
-                parts.add(pool.submit(() -> {
-                    for (int k = part; k < keyCount; k += 16) {
-                        subject.decide(k, false);
-                    }
-                }));
-            }
-            for (Future<?> f : parts) {
-                f.get();
-            }
-        } finally {
-            pool.shutdown();
+        Semaphore inFlight = new Semaphore(256);
+        for (int k = 0; k < keyCount; k++) {
+            inFlight.acquire();
+            subject.decideAsync(k, false).whenComplete((granted, failure) -> inFlight.release());
         }
+        inFlight.acquire(256);
     }
 
     @Benchmark
@@ -254,7 +241,8 @@ public class DecisionBench {
             }
             if (hazelcast != null) {
                 BenchCluster.clearMaps(hazelcast);
-                hazelcast.shutdown();
+                // A member has nothing left to hand over: terminating it is as clean as a shutdown, and faster.
+                hazelcast.getLifecycleService().terminate();
             }
         } finally {
             BenchCluster.kill(memberJvms);

@@ -7,6 +7,7 @@ import dev.sluice.limiter.PartitionedRateLimiter;
 import dev.sluice.limiter.RateLimiter;
 import dev.sluice.limiter.RateLimiters;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * Sluice through its public API, on any backend: a {@link RateLimiter} for the hot key (what a user with
@@ -77,6 +78,13 @@ final class SluiceContender implements Contender {
         try (lease) {
             return lease.isAcquired();
         }
+    }
+
+    @Override
+    public CompletableFuture<Boolean> decideAsync(int key, boolean isOpen) {
+        CompletableFuture<Lease> lease = names.length == 1 ? (isOpen ? hotOpen : hotClosed).acquireAsync(1)
+                : (isOpen ? open : closed).acquireAsync(names[key], 1);
+        return lease.thenApply(Lease::isAcquired);
     }
 
     @Override
