@@ -76,7 +76,7 @@ public final class BenchmarkMain {
         boolean smoke = false;
         Path out = Path.of("benchmarks", "target", "benchmark-report.md");
         int warmup = 2;
-        int iterations = 3;
+        int iterations = 2;
         int seconds = 2;
         List<String> only = List.of();
         List<Integer> onlyThreads = List.of();
@@ -174,13 +174,13 @@ public final class BenchmarkMain {
         List<String> outcomes = List.of("grant", "refuse");
         passes.add(new Pass("peers", params(List.of("sluice", "raw", "bucket4j"), both, keys, outcomes),
                 List.of(1, 8, 32)));
-        passes.add(new Pass("local", params(List.of("local"), List.of("none"), keys, outcomes),
+        passes.add(new Pass("local", params(List.of("local"), List.of("none"), List.of("uniform"), outcomes),
                 List.of(1, 8, 32)));
         if (redis) {
             passes.add(new Pass("redis", params(List.of("redis"), List.of("none"), keys, outcomes), List.of(1, 8, 32)));
         }
         passes.add(new Pass("async", params(List.of("sluice-async", "raw-async", "bucket4j-async"), both,
-                List.of("uniform"), List.of("grant")), List.of(1, 32)));
+                List.of("uniform"), List.of("grant")), List.of(32)));
         Map<String, List<String>> ephemeral = params(List.of("sluice", "raw"), both, List.of("uniform"),
                 List.of("grant"));
         ephemeral.put("durability", List.of("EPHEMERAL"));

@@ -11,6 +11,7 @@ import io.github.bucket4j.grid.hazelcast.Bucket4jHazelcast;
 import io.github.bucket4j.grid.hazelcast.HazelcastProxyManager;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
@@ -42,7 +43,7 @@ final class Bucket4jContender implements Contender {
     private final AsyncBucketProxy hotOpenAsync;
     private final AsyncBucketProxy hotClosedAsync;
 
-    Bucket4jContender(HazelcastInstance hz, boolean async, int keys) {
+    Bucket4jContender(HazelcastInstance hz, boolean async, int keys, Predicate<String> placement) {
         this.async = async;
         this.names = Keys.names(keys);
         IMap<String, byte[]> map = hz.getMap(BenchCluster.BUCKET4J);
@@ -50,10 +51,12 @@ final class Bucket4jContender implements Contender {
                 .expirationAfterWrite(ExpirationAfterWriteStrategy.basedOnTimeForRefillingBucketUpToMax(Duration.ofSeconds(1)))
                 .build();
         this.asyncProxies = proxies.asAsync();
-        this.hotOpen = proxies.builder().build("hot-open", OPEN_CONFIG);
-        this.hotClosed = proxies.builder().build("hot-closed", CLOSED_CONFIG);
-        this.hotOpenAsync = asyncProxies.builder().build("hot-open", OPEN_ASYNC);
-        this.hotClosedAsync = asyncProxies.builder().build("hot-closed", CLOSED_ASYNC);
+        String hotOpenKey = Keys.hot("hot-open", name -> name, placement);
+        String hotClosedKey = Keys.hot("hot-closed", name -> name, placement);
+        this.hotOpen = proxies.builder().build(hotOpenKey, OPEN_CONFIG);
+        this.hotClosed = proxies.builder().build(hotClosedKey, CLOSED_CONFIG);
+        this.hotOpenAsync = asyncProxies.builder().build(hotOpenKey, OPEN_ASYNC);
+        this.hotClosedAsync = asyncProxies.builder().build(hotClosedKey, CLOSED_ASYNC);
     }
 
     @Override

@@ -18,6 +18,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -166,23 +167,35 @@ public class DecisionBench {
         }
     }
 
+    /**
+     * Which store keys a hot key may use: in the embedded topology, one owned by the other member (a
+     * key owned by this JVM would skip the network and flatter whoever drew it); elsewhere any.
+     */
+    private Predicate<String> placement() {
+        if (hazelcast == null || !topology.equals("embedded") || hazelcast.getCluster().getMembers().size() < 2) {
+            return key -> true;
+        }
+        return key -> !hazelcast.getPartitionService().getPartition(key).getOwner().localMember();
+    }
+
     private Contender newContender() {
+        Predicate<String> placement = placement();
         boolean ephemeral = durability.equals("EPHEMERAL");
         LimiterOptions options = LimiterOptions.builder().durability(Durability.valueOf(durability)).build();
         switch (contender) {
             case "sluice":
             case "sluice-async":
                 return new SluiceContender(HazelcastRateLimiters.create(hazelcast), contender.endsWith("async"),
-                        keyCount, SluiceContender.openSpec(algorithm), SluiceContender.closedSpec(algorithm), options);
+                        keyCount, SluiceContender.openSpec(algorithm), SluiceContender.closedSpec(algorithm), options, placement);
             case "local":
                 return new SluiceContender(LocalRateLimiters.create(), false, keyCount,
-                        SluiceContender.openSpec(algorithm), SluiceContender.closedSpec(algorithm), options);
+                        SluiceContender.openSpec(algorithm), SluiceContender.closedSpec(algorithm), options, placement);
             case "raw":
             case "raw-async":
-                return new RawContender(hazelcast, ephemeral, contender.endsWith("async"), keyCount);
+                return new RawContender(hazelcast, ephemeral, contender.endsWith("async"), keyCount, placement);
             case "bucket4j":
             case "bucket4j-async":
-                return new Bucket4jContender(hazelcast, contender.endsWith("async"), keyCount);
+                return new Bucket4jContender(hazelcast, contender.endsWith("async"), keyCount, placement);
             case "redis": {
                 if (!RedisContender.available()) {
                     throw new IllegalStateException("no Redis server on 127.0.0.1:" + RedisContender.PORT

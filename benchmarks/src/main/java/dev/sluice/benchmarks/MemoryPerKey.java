@@ -8,9 +8,7 @@ import dev.sluice.limiter.LimiterOptions;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
+import java.util.concurrent.Semaphore;
 
 /**
  * Memory per idle key: one member in this JVM (so owned entries only, no backup copies: with the usual
@@ -46,15 +44,15 @@ final class MemoryPerKey {
                     String algorithm = name.contains("gcra") ? "gcra" : "token-bucket";
                     contender = new SluiceContender(HazelcastRateLimiters.create(member), false, n,
                             SluiceContender.openSpec(algorithm), SluiceContender.closedSpec(algorithm),
-                            LimiterOptions.defaults());
+                            LimiterOptions.defaults(), key -> true);
                     mapName = SluiceHazelcast.DEFAULT_MAP_NAME;
                     break;
                 case "bucket4j":
-                    contender = new Bucket4jContender(member, false, n);
+                    contender = new Bucket4jContender(member, false, n, key -> true);
                     mapName = BenchCluster.BUCKET4J;
                     break;
                 default:
-                    contender = new RawContender(member, false, false, n);
+                    contender = new RawContender(member, false, false, n, key -> true);
                     mapName = BenchCluster.RAW;
             }
             try (contender) {
@@ -74,24 +72,14 @@ final class MemoryPerKey {
 
     private static final int PRIMING = 1_000;
 
-    private static void fill(Contender contender, int from, int to) throws Exception {
-        ExecutorService pool = Executors.newFixedThreadPool(16);
-        try {
-            List<Future<?>> parts = new ArrayList<>();
-            for (int p = 0; p < 16; p++) {
-                int part = p;
-                parts.add(pool.submit(() -> {
-                    for (int k = from + part; k < to; k += 16) {
-                        contender.decide(k, true);
-                    }
-                }));
-            }
-            for (Future<?> f : parts) {
-                f.get();
-            }
-        } finally {
-            pool.shutdown();
+    /** Decides once for keys {@code from..to-1}, up to 256 decisions in flight. */
+    private static void fill(Contender contender, int from, int to) throws InterruptedException {
+        Semaphore inFlight = new Semaphore(256);
+        for (int k = from; k < to; k++) {
+            inFlight.acquire();
+            contender.decideAsync(k, true).whenComplete((granted, failure) -> inFlight.release());
         }
+        inFlight.acquire(256);
     }
 
     private static long usedHeapAfterGc() {

@@ -3,6 +3,7 @@ package dev.sluice.benchmarks;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 
 /** {@link RawCounterProcessor} through {@code submitToKey}, waited for as Sluice's sync path waits. */
 final class RawContender implements Contender {
@@ -11,7 +12,7 @@ final class RawContender implements Contender {
     private final String[] open;
     private final String[] closed;
 
-    RawContender(HazelcastInstance hz, boolean ephemeral, boolean async, int keys) {
+    RawContender(HazelcastInstance hz, boolean ephemeral, boolean async, int keys, Predicate<String> placement) {
         this.map = hz.getMap(ephemeral ? BenchCluster.RAW_EPHEMERAL : BenchCluster.RAW);
         this.async = async;
         String[] names = Keys.names(keys);
@@ -20,6 +21,10 @@ final class RawContender implements Contender {
         for (int i = 0; i < keys; i++) {
             open[i] = "open/" + names[i];
             closed[i] = "closed/" + names[i];
+        }
+        if (keys == 1) {
+            open[0] = Keys.hot("open/hot", name -> name, placement);
+            closed[0] = Keys.hot("closed/hot", name -> name, placement);
         }
     }
 

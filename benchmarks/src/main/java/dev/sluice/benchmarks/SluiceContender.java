@@ -8,6 +8,8 @@ import dev.sluice.limiter.RateLimiter;
 import dev.sluice.limiter.RateLimiters;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
+import java.util.function.Predicate;
 
 /**
  * Sluice through its public API, on any backend: a {@link RateLimiter} for the hot key (what a user with
@@ -24,12 +26,13 @@ final class SluiceContender implements Contender {
     private final PartitionedRateLimiter<String> closed;
 
     SluiceContender(RateLimiters limiters, boolean async, int keys, LimitSpec openSpec, LimitSpec closedSpec,
-            LimiterOptions options) {
+            LimiterOptions options, Predicate<String> placement) {
         this.limiters = limiters;
         this.async = async;
         this.names = Keys.names(keys);
-        this.hotOpen = limiters.limiter("hot-open", openSpec, options);
-        this.hotClosed = limiters.limiter("hot-closed", closedSpec, options);
+        Function<String, String> storeKey = name -> limiters.keyPrefix() + "/" + name;
+        this.hotOpen = limiters.limiter(Keys.hot("hot-open", storeKey, placement), openSpec, options);
+        this.hotClosed = limiters.limiter(Keys.hot("hot-closed", storeKey, placement), closedSpec, options);
         this.open = limiters.partitioned("open", openSpec, options);
         this.closed = limiters.partitioned("closed", closedSpec, options);
     }
