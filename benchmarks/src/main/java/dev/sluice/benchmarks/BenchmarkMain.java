@@ -76,8 +76,8 @@ public final class BenchmarkMain {
         boolean smoke = false;
         Path out = Path.of("benchmarks", "target", "benchmark-report.md");
         int warmup = 2;
-        int iterations = 2;
-        int seconds = 2;
+        int iterations = 3;
+        int seconds = 1;
         List<String> only = List.of();
         List<Integer> onlyThreads = List.of();
         String profiler = null;
@@ -144,6 +144,8 @@ public final class BenchmarkMain {
         } finally {
             BenchCluster.kill(members);
         }
+        List<CpuPerDecision.Row> cpu = only.isEmpty() || only.contains("cpu")
+                ? CpuPerDecision.measure(smoke ? 1_000 : 100_000, smoke ? 1_000 : 30_000) : List.of();
         memory = only.isEmpty() || only.contains("memory") ? MemoryPerKey.measure(smoke ? 3_000 : 100_000) : List.of();
         String loadAfter = loadAverage();
         long elapsedSeconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started);
@@ -152,7 +154,7 @@ public final class BenchmarkMain {
                 + System.getProperty("java.runtime.version"), System.getProperty("os.name") + " "
                 + System.getProperty("os.arch"), loadBefore, loadAfter, elapsedSeconds,
                 "java -jar benchmarks/target/benchmarks.jar " + argLine, warmup, iterations, seconds, redis, smoke),
-                cells, memory, readAux());
+                cells, memory, cpu, readAux());
         if (out.getParent() != null) {
             Files.createDirectories(out.getParent());
         }
@@ -184,7 +186,10 @@ public final class BenchmarkMain {
         Map<String, List<String>> ephemeral = params(List.of("sluice", "raw"), both, List.of("uniform"),
                 List.of("grant"));
         ephemeral.put("durability", List.of("EPHEMERAL"));
-        passes.add(new Pass("ephemeral", ephemeral, List.of(1, 32)));
+        passes.add(new Pass("ephemeral", ephemeral, List.of(32)));
+        Map<String, List<String>> inline = params(List.of("sluice"), both, List.of("uniform"), List.of("grant"));
+        inline.put("hzCallbacks", List.of("caller-runs"));
+        passes.add(new Pass("inline", inline, List.of(1, 32)));
         Map<String, List<String>> algorithms = params(List.of("sluice"), List.of("embedded"), List.of("uniform"),
                 List.of("grant"));
         algorithms.put("algorithm", ALGORITHMS.subList(1, ALGORITHMS.size()));
@@ -236,7 +241,9 @@ public final class BenchmarkMain {
     private static Cell cell(RunResult r) {
         BenchmarkParams p = r.getParams();
         var stats = r.getPrimaryResult().getStatistics();
-        return new Cell(p.getParam("contender"), p.getParam("topology"), p.getParam("keys"), p.getParam("outcome"),
+        String callbacks = p.getParam("hzCallbacks");
+        String contender = p.getParam("contender") + (callbacks == null || callbacks.equals("default") ? "" : "+" + callbacks);
+        return new Cell(contender, p.getParam("topology"), p.getParam("keys"), p.getParam("outcome"),
                 p.getParam("algorithm"), p.getParam("durability"), p.getThreads(), stats.getMean(),
                 stats.getPercentile(50), stats.getPercentile(99), stats.getPercentile(99.9), stats.getN());
     }

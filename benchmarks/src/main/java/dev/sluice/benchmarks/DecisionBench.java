@@ -1,6 +1,7 @@
 package dev.sluice.benchmarks;
 
 import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.internal.util.ConcurrencyUtil;
 import dev.sluice.hazelcast.HazelcastRateLimiters;
 import dev.sluice.limiter.Durability;
 import dev.sluice.limiter.LimiterOptions;
@@ -93,6 +94,13 @@ public class DecisionBench {
     @Param({"REPLICATED"})
     public String durability;
 
+    /**
+     * {@code default}, or {@code caller-runs}: Hazelcast's default async executor replaced by its
+     * caller-runs executor, to show what Hazelcast's thread per completed {@code submitToKey} costs.
+     */
+    @Param({"default"})
+    public String hzCallbacks;
+
     private final List<Process> memberJvms = new ArrayList<>();
     private HazelcastInstance hazelcast;
     private Contender subject;
@@ -114,6 +122,9 @@ public class DecisionBench {
 
     @Setup(Level.Trial)
     public void setUp() throws Exception {
+        if (hzCallbacks.equals("caller-runs")) {
+            ConcurrencyUtil.setDefaultAsyncExecutor(ConcurrencyUtil.CALLER_RUNS);
+        }
         keyCount = keys.equals("hot") ? 1 : UNIFORM_KEYS;
         openPercent = outcome.equals("grant") ? 100 : 10;
         if (!contender.equals("local") && !contender.equals("redis")) {
@@ -243,7 +254,7 @@ public class DecisionBench {
         }
         String aux = System.getProperty(AUX_PROPERTY);
         if (aux != null && total > 0) {
-            String line = String.join("\t", contender, topology, keys, outcome, algorithm, durability,
+            String line = String.join("\t", contender + (hzCallbacks.equals("default") ? "" : "+" + hzCallbacks), topology, keys, outcome, algorithm, durability,
                     Integer.toString(counts.size()), Double.toString(100.0 * granted / total)) + "\n";
             Files.writeString(Path.of(aux), line, StandardCharsets.UTF_8, StandardOpenOption.CREATE,
                     StandardOpenOption.APPEND);

@@ -2,17 +2,29 @@ package dev.sluice.benchmarks;
 
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 
-/** {@link RawCounterProcessor} through {@code submitToKey}, waited for as Sluice's sync path waits. */
+/**
+ * {@link RawCounterProcessor}: sync through {@code executeOnKey} (the cheapest blocking call, the one
+ * Bucket4j makes), async through {@code submitToKey} and {@code join}, or {@code submitToKey} waited for
+ * with a deadline as Sluice's sync path waits ({@code viaSubmit}).
+ */
 final class RawContender implements Contender {
     private final IMap<String, Long> map;
     private final boolean async;
+    private final boolean viaSubmit;
     private final String[] open;
     private final String[] closed;
 
     RawContender(HazelcastInstance hz, boolean ephemeral, boolean async, int keys, Predicate<String> placement) {
+        this(hz, ephemeral, async, false, keys, placement);
+    }
+
+    RawContender(HazelcastInstance hz, boolean ephemeral, boolean async, boolean viaSubmit, int keys,
+            Predicate<String> placement) {
+        this.viaSubmit = viaSubmit;
         this.map = hz.getMap(ephemeral ? BenchCluster.RAW_EPHEMERAL : BenchCluster.RAW);
         this.async = async;
         String[] names = Keys.names(keys);
@@ -32,6 +44,9 @@ final class RawContender implements Contender {
     public boolean decide(int key, boolean isOpen) {
         String k = isOpen ? open[key] : closed[key];
         try {
+            if (!async && !viaSubmit) {
+                return map.executeOnKey(k, new RawCounterProcessor(isOpen)) > 0;
+            }
             var stage = map.submitToKey(k, new RawCounterProcessor(isOpen));
             long result = async ? stage.toCompletableFuture().join()
                     : stage.toCompletableFuture().get(1, TimeUnit.SECONDS);
@@ -39,6 +54,12 @@ final class RawContender implements Contender {
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    @Override
+    public CompletableFuture<Boolean> decideAsync(int key, boolean isOpen) {
+        return map.submitToKey(isOpen ? open[key] : closed[key], new RawCounterProcessor(isOpen))
+                .toCompletableFuture().thenApply(result -> result > 0);
     }
 
     @Override

@@ -22,7 +22,8 @@ final class Report {
 
     private Report() {}
 
-    static String render(Context c, List<Cell> cells, List<MemoryPerKey.Row> memory, Map<String, Double> granted) {
+    static String render(Context c, List<Cell> cells, List<MemoryPerKey.Row> memory, List<CpuPerDecision.Row> cpu,
+            Map<String, Double> granted) {
         StringBuilder md = new StringBuilder();
         md.append("## Run\n\n");
         md.append("- date: ").append(c.date()).append('\n');
@@ -72,6 +73,19 @@ final class Report {
         }
         md.append('\n');
 
+        md.append("## Sluice with Hazelcast's completion callbacks inline\n\n");
+        md.append("`sluice+caller-runs`: the same Sluice, with Hazelcast's default async executor (a new thread per"
+                + " completed `submitToKey` when the common pool's parallelism is 1, as on 2 cores) replaced by"
+                + " `ConcurrencyUtil.CALLER_RUNS` in the benchmark JVM. `vs Sluice` = ÷ Sluice as shipped.\n\n");
+        md.append(HEADER);
+        for (Cell x : select(cells, x -> x.contender().endsWith("+caller-runs"))) {
+            Optional<Cell> ref = syncSluice(cells, x);
+            ref.ifPresent(r -> row(md, r, r.topology(), ref, granted));
+            same(cells, x, "raw").ifPresent(r -> row(md, r, r.topology(), ref, granted));
+            row(md, x, x.topology(), ref, granted);
+        }
+        md.append('\n');
+
         md.append("## Durability: EPHEMERAL (no backup) against REPLICATED (one synchronous backup)\n\n");
         md.append("`vs Sluice` here is ops/s ÷ the same contender's REPLICATED ops/s.\n\n");
         md.append(HEADER);
@@ -95,6 +109,22 @@ final class Report {
             md.append(String.format(Locale.ROOT, "| %s | %d | %s | %s | %s | %s | %s |%n", x.algorithm(), x.threads(),
                     fmt(x.opsPerSecond()), fmt(x.p50()), fmt(x.p99()), fmt(x.p999()),
                     tb.map(t -> ratio(x.opsPerSecond() / t.opsPerSecond())).orElse("–")));
+        }
+        md.append('\n');
+
+        md.append("## CPU time per decision (whole cluster, robust to other load)\n\n");
+        md.append("Two members in one JVM on loopback TCP, 8 caller threads on the first, 100,000 keys uniform: the"
+                + " process's CPU time ÷ decisions counts the caller, the owner, the backup and both ends of the"
+                + " network. On a machine whose cores are saturated, throughput is about cores ÷ this. `vs Sluice`"
+                + " = Sluice's CPU ÷ the contender's (above 1: the contender is cheaper).\n\n");
+        md.append("| outcome | contender | decisions | CPU µs/decision | vs Sluice | wall ops/s | granted % |\n"
+                + "|---|---|---:|---:|---:|---:|---:|\n");
+        for (CpuPerDecision.Row r : cpu) {
+            Optional<CpuPerDecision.Row> sluice = cpu.stream().filter(x -> x.contender().equals("sluice")
+                    && x.outcome().equals(r.outcome())).findFirst();
+            md.append(String.format(Locale.ROOT, "| %s | %s | %d | %.1f | %s | %s | %.1f |%n", r.outcome(), r.contender(),
+                    r.decisions(), r.cpuMicrosPerDecision(), sluice.map(x -> ratio(x.cpuMicrosPerDecision()
+                    / r.cpuMicrosPerDecision())).orElse("–"), fmt(r.wallOpsPerSecond()), r.grantedPercent()));
         }
         md.append('\n');
 
