@@ -145,8 +145,8 @@ public final class BenchmarkMain {
             BenchCluster.kill(members);
         }
         List<CpuPerDecision.Row> cpu = only.isEmpty() || only.contains("cpu")
-                ? CpuPerDecision.measure(smoke ? 1_000 : 100_000, smoke ? 1_000 : 30_000) : List.of();
-        memory = only.isEmpty() || only.contains("memory") ? MemoryPerKey.measure(smoke ? 3_000 : 100_000) : List.of();
+                ? CpuPerDecision.measure(smoke ? 500 : 100_000, smoke ? 400 : 30_000) : List.of();
+        memory = only.isEmpty() || only.contains("memory") ? MemoryPerKey.measure(smoke ? 2_000 : 100_000) : List.of();
         String loadAfter = loadAverage();
         long elapsedSeconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started);
         String report = Report.render(new Report.Context(date.format(DateTimeFormatter.ISO_OFFSET_DATE_TIME),
