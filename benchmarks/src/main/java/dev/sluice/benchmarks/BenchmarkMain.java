@@ -76,7 +76,7 @@ public final class BenchmarkMain {
         boolean smoke = false;
         Path out = Path.of("benchmarks", "target", "benchmark-report.md");
         int warmup = 2;
-        int iterations = 3;
+        int iterations = 2;
         int seconds = 1;
         List<String> only = List.of();
         List<Integer> onlyThreads = List.of();
@@ -118,8 +118,13 @@ public final class BenchmarkMain {
         jvmArgs.addAll(BenchCluster.HAZELCAST_OPENS);
         List<Process> members = new ArrayList<>();
         List<Cell> cells = new ArrayList<>();
-        List<MemoryPerKey.Row> memory;
+        List<MemoryPerKey.Row> memory = List.of();
         boolean redis = !smoke && RedisContender.available();
+        // The cheapest, most robust evidence first; the report is rewritten after every pass, so an
+        // interrupted run still leaves what it measured.
+        List<CpuPerDecision.Row> cpu = only.isEmpty() || only.contains("cpu")
+                ? CpuPerDecision.measure(smoke ? 500 : 20_000, smoke ? 400 : 30_000) : List.of();
+        String report = write(date, argLine, started, loadBefore, redis, cells, memory, cpu);
         try {
             if (smoke) {
                 jvmArgs.add("-D" + DecisionBench.EMBEDDED_PROPERTY + "=solo");
@@ -140,19 +145,26 @@ public final class BenchmarkMain {
                 }
                 System.out.println("=== pass " + pass.name() + " ===");
                 cells.addAll(run(pass));
+                report = write(date, argLine, started, loadBefore, redis, cells, memory, cpu);
             }
         } finally {
             BenchCluster.kill(members);
         }
-        List<CpuPerDecision.Row> cpu = only.isEmpty() || only.contains("cpu")
-                ? CpuPerDecision.measure(smoke ? 500 : 100_000, smoke ? 400 : 30_000) : List.of();
-        memory = only.isEmpty() || only.contains("memory") ? MemoryPerKey.measure(smoke ? 2_000 : 100_000) : List.of();
-        String loadAfter = loadAverage();
+        if (only.isEmpty() || only.contains("memory")) {
+            memory = MemoryPerKey.measure(smoke ? 2_000 : 100_000);
+            report = write(date, argLine, started, loadBefore, redis, cells, memory, cpu);
+        }
+        Files.deleteIfExists(aux);
+        return report;
+    }
+
+    private String write(ZonedDateTime date, String argLine, long started, String loadBefore, boolean redis,
+            List<Cell> cells, List<MemoryPerKey.Row> memory, List<CpuPerDecision.Row> cpu) throws IOException {
         long elapsedSeconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started);
         String report = Report.render(new Report.Context(date.format(DateTimeFormatter.ISO_OFFSET_DATE_TIME),
                 Runtime.getRuntime().availableProcessors(), System.getProperty("java.vm.name") + " "
                 + System.getProperty("java.runtime.version"), System.getProperty("os.name") + " "
-                + System.getProperty("os.arch"), loadBefore, loadAfter, elapsedSeconds,
+                + System.getProperty("os.arch"), loadBefore, loadAverage(), elapsedSeconds,
                 "java -jar benchmarks/target/benchmarks.jar " + argLine, warmup, iterations, seconds, redis, smoke),
                 cells, memory, cpu, readAux());
         if (out.getParent() != null) {
@@ -176,20 +188,20 @@ public final class BenchmarkMain {
         List<String> outcomes = List.of("grant", "refuse");
         passes.add(new Pass("peers", params(List.of("sluice", "raw", "bucket4j"), both, keys, outcomes),
                 List.of(1, 8, 32)));
-        passes.add(new Pass("local", params(List.of("local"), List.of("none"), List.of("uniform"), outcomes),
-                List.of(1, 8, 32)));
+        Map<String, List<String>> inline = params(List.of("sluice"), both, List.of("uniform"), List.of("grant"));
+        inline.put("hzCallbacks", List.of("caller-runs"));
+        passes.add(new Pass("inline", inline, List.of(1, 32)));
+        Map<String, List<String>> ephemeral = params(List.of("sluice", "raw"), both, List.of("uniform"),
+                List.of("grant"));
+        ephemeral.put("durability", List.of("EPHEMERAL"));
+        passes.add(new Pass("ephemeral", ephemeral, List.of(32)));
         if (redis) {
             passes.add(new Pass("redis", params(List.of("redis"), List.of("none"), keys, outcomes), List.of(1, 8, 32)));
         }
         passes.add(new Pass("async", params(List.of("sluice-async", "raw-async", "bucket4j-async"), both,
                 List.of("uniform"), List.of("grant")), List.of(32)));
-        Map<String, List<String>> ephemeral = params(List.of("sluice", "raw"), both, List.of("uniform"),
-                List.of("grant"));
-        ephemeral.put("durability", List.of("EPHEMERAL"));
-        passes.add(new Pass("ephemeral", ephemeral, List.of(32)));
-        Map<String, List<String>> inline = params(List.of("sluice"), both, List.of("uniform"), List.of("grant"));
-        inline.put("hzCallbacks", List.of("caller-runs"));
-        passes.add(new Pass("inline", inline, List.of(1, 32)));
+        passes.add(new Pass("local", params(List.of("local"), List.of("none"), List.of("uniform"), outcomes),
+                List.of(1, 8, 32)));
         Map<String, List<String>> algorithms = params(List.of("sluice"), List.of("embedded"), List.of("uniform"),
                 List.of("grant"));
         algorithms.put("algorithm", ALGORITHMS.subList(1, ALGORITHMS.size()));
@@ -257,7 +269,6 @@ public final class BenchmarkMain {
                 granted.put(String.join("|", f[0], f[1], f[2], f[3], f[4], f[5], f[6]), Double.parseDouble(f[7]));
             }
         }
-        Files.deleteIfExists(aux);
         return granted;
     }
 

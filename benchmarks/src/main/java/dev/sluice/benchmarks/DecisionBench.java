@@ -16,7 +16,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
@@ -132,7 +131,7 @@ public class DecisionBench {
         }
         subject = newContender();
         if (openPercent < 100 && !contender.startsWith("raw")) {
-            exhaustClosedKeys();
+            Exhaust.closedKeys(subject, keyCount);
         }
     }
 
@@ -219,16 +218,6 @@ public class DecisionBench {
             default:
                 throw new IllegalArgumentException("unknown contender " + contender);
         }
-    }
-
-    /** Spends the one token of every closed key, up to 256 decisions in flight. */
-    private void exhaustClosedKeys() throws Exception {
-        Semaphore inFlight = new Semaphore(256);
-        for (int k = 0; k < keyCount; k++) {
-            inFlight.acquire();
-            subject.decideAsync(k, false).whenComplete((granted, failure) -> inFlight.release());
-        }
-        inFlight.acquire(256);
     }
 
     @Benchmark
