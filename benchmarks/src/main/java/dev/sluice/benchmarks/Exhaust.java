@@ -17,14 +17,19 @@ final class Exhaust {
      * second call from its continuation, which must not run on a partition thread).
      */
     static void closedKeys(Contender contender, int keys) throws InterruptedException {
+        decideOnce(contender, 0, keys, false);
+    }
+
+    /** One decision for each key {@code from..to-1} of the open or closed policy, as fast as set-up allows. */
+    static void decideOnce(Contender contender, int from, int to, boolean open) throws InterruptedException {
         if (contender instanceof SluiceContender) {
             Executor before = ConcurrencyUtil.getDefaultAsyncExecutor();
             ConcurrencyUtil.setDefaultAsyncExecutor(ConcurrencyUtil.CALLER_RUNS);
             try {
                 Semaphore inFlight = new Semaphore(256);
-                for (int k = 0; k < keys; k++) {
+                for (int k = from; k < to; k++) {
                     inFlight.acquire();
-                    contender.decideAsync(k, false).whenComplete((granted, failure) -> inFlight.release());
+                    contender.decideAsync(k, open).whenComplete((granted, failure) -> inFlight.release());
                 }
                 inFlight.acquire(256);
             } finally {
@@ -36,8 +41,8 @@ final class Exhaust {
         for (int t = 0; t < 32; t++) {
             int part = t;
             Thread thread = new Thread(() -> {
-                for (int k = part; k < keys; k += 32) {
-                    contender.decide(k, false);
+                for (int k = from + part; k < to; k += 32) {
+                    contender.decide(k, open);
                 }
             }, "exhaust-" + t);
             thread.start();

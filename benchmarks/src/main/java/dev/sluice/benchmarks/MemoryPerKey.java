@@ -8,7 +8,6 @@ import dev.sluice.limiter.LimiterOptions;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Semaphore;
 
 /**
  * Memory per idle key: one member in this JVM (so owned entries only, no backup copies: with the usual
@@ -72,14 +71,8 @@ final class MemoryPerKey {
 
     private static final int PRIMING = 1_000;
 
-    /** Decides once for keys {@code from..to-1}, up to 256 decisions in flight. */
     private static void fill(Contender contender, int from, int to) throws InterruptedException {
-        Semaphore inFlight = new Semaphore(256);
-        for (int k = from; k < to; k++) {
-            inFlight.acquire();
-            contender.decideAsync(k, true).whenComplete((granted, failure) -> inFlight.release());
-        }
-        inFlight.acquire(256);
+        Exhaust.decideOnce(contender, from, to, true);
     }
 
     private static long usedHeapAfterGc() {
