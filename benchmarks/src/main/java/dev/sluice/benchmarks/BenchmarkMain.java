@@ -1,0 +1,295 @@
+package dev.sluice.benchmarks;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.infra.BenchmarkParams;
+import org.openjdk.jmh.results.RunResult;
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.RunnerException;
+import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
+import org.openjdk.jmh.runner.options.OptionsBuilder;
+import org.openjdk.jmh.runner.options.TimeValue;
+import org.openjdk.jmh.runner.options.VerboseMode;
+
+/**
+ * Runs the whole comparison and writes a markdown report:
+ * <pre>{@code
+ * java -jar benchmarks/target/benchmarks.jar [--smoke] [--out FILE] [--warmup N] [--iterations N] [--seconds S]
+ * }</pre>
+ * It starts the member JVMs once (one for the embedded topology, two for client-server; ports
+ * 6101-6199), runs {@link DecisionBench} pass by pass through JMH's {@link Runner}, measures memory per
+ * idle key, kills the members and writes the report ({@code benchmarks/target/benchmark-report.md}
+ * unless {@code --out} says otherwise). {@code --smoke}: the in-process backend and Sluice and the raw
+ * processor on a single embedded member, one short iteration each (used by {@code mvn verify}).
+ */
+public final class BenchmarkMain {
+    private static final List<String> ALGORITHMS = List.of("token-bucket", "fixed-window", "sliding-window",
+            "sliding-log", "sliding-counter", "gcra", "concurrency");
+
+    /** One JMH invocation: a parameter cross product at some thread counts. */
+    record Pass(String name, Map<String, List<String>> params, List<Integer> threads) {}
+
+    /** One measured cell. */
+    record Cell(String contender, String topology, String keys, String outcome, String algorithm, String durability,
+            int threads, double meanMicros, double p50, double p99, double p999, long samples) {
+        double opsPerSecond() {
+            return threads * 1e6 / meanMicros;
+        }
+
+        String setting() {
+            return topology + "|" + keys + "|" + outcome + "|" + threads;
+        }
+    }
+
+    private final boolean smoke;
+    private final Path out;
+    private final int warmup;
+    private final int iterations;
+    private final int seconds;
+    private final List<String> jvmArgs = new ArrayList<>();
+    private final Path aux;
+    private List<String> only = List.of();
+    private List<Integer> onlyThreads = List.of();
+    private String profiler;
+
+    private BenchmarkMain(boolean smoke, Path out, int warmup, int iterations, int seconds) throws IOException {
+        this.smoke = smoke;
+        this.out = out;
+        this.warmup = warmup;
+        this.iterations = iterations;
+        this.seconds = seconds;
+        this.aux = Files.createTempFile("sluice-bench-aux", ".tsv");
+    }
+
+    public static void main(String[] args) throws Exception {
+        boolean smoke = false;
+        Path out = Path.of("benchmarks", "target", "benchmark-report.md");
+        int warmup = 2;
+        int iterations = 2;
+        int seconds = 1;
+        List<String> only = List.of();
+        List<Integer> onlyThreads = List.of();
+        String profiler = null;
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--smoke": smoke = true; break;
+                case "--out": out = Path.of(args[++i]); break;
+                case "--warmup": warmup = Integer.parseInt(args[++i]); break;
+                case "--iterations": iterations = Integer.parseInt(args[++i]); break;
+                case "--seconds": seconds = Integer.parseInt(args[++i]); break;
+                case "--passes": only = List.of(args[++i].split(",")); break;
+                case "--threads": onlyThreads = java.util.Arrays.stream(args[++i].split(",")).map(Integer::valueOf).toList();
+                    break;
+                case "--prof": profiler = args[++i]; break;
+                default: throw new IllegalArgumentException("unknown argument " + args[i] + "; use [--smoke] [--out FILE]"
+                        + " [--warmup N] [--iterations N] [--seconds S] [--passes a,b] [--threads 1,8] [--prof gc|stack|jfr]");
+            }
+        }
+        BenchmarkMain main = new BenchmarkMain(smoke, out, warmup, iterations, seconds);
+        main.only = only;
+        main.onlyThreads = onlyThreads;
+        main.profiler = profiler;
+        String report = main.run(String.join(" ", args));
+        System.out.println(report);
+    }
+
+    /** Runs the smoke mode and returns its report (for the test run by {@code mvn verify}). */
+    static String smoke(Path out) throws Exception {
+        return new BenchmarkMain(true, out, 1, 1, 1).run("--smoke");
+    }
+
+    private String run(String argLine) throws Exception {
+        long started = System.nanoTime();
+        String loadBefore = loadAverage();
+        ZonedDateTime date = ZonedDateTime.now();
+        jvmArgs.addAll(List.of("-Xmx1g", "-XX:+UseParallelGC", "-Dhazelcast.phone.home.enabled=false",
+                "-Dhazelcast.logging.type=none", "-D" + DecisionBench.AUX_PROPERTY + "=" + aux));
+        jvmArgs.addAll(BenchCluster.HAZELCAST_OPENS);
+        List<Process> members = new ArrayList<>();
+        List<Cell> cells = new ArrayList<>();
+        List<MemoryPerKey.Row> memory = List.of();
+        boolean redis = !smoke && RedisContender.available();
+        // The cheapest, most robust evidence first; the report is rewritten after every pass, so an
+        // interrupted run still leaves what it measured.
+        List<CpuPerDecision.Row> cpu = only.isEmpty() || only.contains("cpu")
+                ? CpuPerDecision.measure(smoke ? 500 : 20_000, smoke ? 400 : 30_000) : List.of();
+        String report = write(date, argLine, started, loadBefore, redis, cells, memory, cpu);
+        try {
+            if (smoke) {
+                jvmArgs.add("-D" + DecisionBench.EMBEDDED_PROPERTY + "=solo");
+            } else {
+                members.addAll(BenchCluster.startMemberJvms(DecisionBench.EMBEDDED_CLUSTER,
+                        DecisionBench.EMBEDDED_EXTERNAL_PORT));
+                members.addAll(BenchCluster.startMemberJvms(DecisionBench.SERVERS_CLUSTER, DecisionBench.SERVER_PORTS));
+                jvmArgs.add("-D" + DecisionBench.EMBEDDED_PROPERTY + "=127.0.0.1:" + DecisionBench.EMBEDDED_EXTERNAL_PORT);
+                StringBuilder servers = new StringBuilder();
+                for (int port : DecisionBench.SERVER_PORTS) {
+                    servers.append(servers.length() == 0 ? "" : ",").append("127.0.0.1:").append(port);
+                }
+                jvmArgs.add("-D" + DecisionBench.SERVERS_PROPERTY + "=" + servers);
+            }
+            for (Pass pass : passes(redis)) {
+                if (!only.isEmpty() && !only.contains(pass.name())) {
+                    continue;
+                }
+                System.out.println("=== pass " + pass.name() + " ===");
+                cells.addAll(run(pass));
+                report = write(date, argLine, started, loadBefore, redis, cells, memory, cpu);
+            }
+        } finally {
+            BenchCluster.kill(members);
+        }
+        if (only.isEmpty() || only.contains("memory")) {
+            memory = MemoryPerKey.measure(smoke ? 2_000 : 100_000);
+            report = write(date, argLine, started, loadBefore, redis, cells, memory, cpu);
+        }
+        Files.deleteIfExists(aux);
+        return report;
+    }
+
+    private String write(ZonedDateTime date, String argLine, long started, String loadBefore, boolean redis,
+            List<Cell> cells, List<MemoryPerKey.Row> memory, List<CpuPerDecision.Row> cpu) throws IOException {
+        long elapsedSeconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started);
+        String report = Report.render(new Report.Context(date.format(DateTimeFormatter.ISO_OFFSET_DATE_TIME),
+                Runtime.getRuntime().availableProcessors(), System.getProperty("java.vm.name") + " "
+                + System.getProperty("java.runtime.version"), System.getProperty("os.name") + " "
+                + System.getProperty("os.arch"), loadBefore, loadAverage(), elapsedSeconds,
+                "java -jar benchmarks/target/benchmarks.jar " + argLine, warmup, iterations, seconds, redis, smoke),
+                cells, memory, cpu, readAux());
+        if (out.getParent() != null) {
+            Files.createDirectories(out.getParent());
+        }
+        Files.writeString(out, report, StandardCharsets.UTF_8);
+        return report;
+    }
+
+    private List<Pass> passes(boolean redis) {
+        List<Pass> passes = new ArrayList<>();
+        if (smoke) {
+            passes.add(new Pass("smoke in-process", params(List.of("local"), List.of("none"), List.of("uniform"),
+                    List.of("grant")), List.of(2)));
+            passes.add(new Pass("smoke embedded", params(List.of("sluice", "raw"), List.of("embedded"),
+                    List.of("uniform"), List.of("grant")), List.of(2)));
+            return passes;
+        }
+        List<String> both = List.of("embedded", "client");
+        List<String> keys = List.of("hot", "uniform");
+        List<String> outcomes = List.of("grant", "refuse");
+        passes.add(new Pass("peers", params(List.of("sluice", "raw", "bucket4j"), both, keys, outcomes),
+                List.of(1, 8, 32)));
+        Map<String, List<String>> inline = params(List.of("sluice"), both, List.of("uniform"), List.of("grant"));
+        inline.put("hzCallbacks", List.of("caller-runs"));
+        passes.add(new Pass("inline", inline, List.of(1, 32)));
+        Map<String, List<String>> ephemeral = params(List.of("sluice", "raw"), both, List.of("uniform"),
+                List.of("grant"));
+        ephemeral.put("durability", List.of("EPHEMERAL"));
+        passes.add(new Pass("ephemeral", ephemeral, List.of(32)));
+        if (redis) {
+            passes.add(new Pass("redis", params(List.of("redis"), List.of("none"), keys, outcomes), List.of(1, 8, 32)));
+        }
+        passes.add(new Pass("async", params(List.of("sluice-async", "raw-async", "bucket4j-async"), both,
+                List.of("uniform"), List.of("grant")), List.of(32)));
+        passes.add(new Pass("local", params(List.of("local"), List.of("none"), List.of("uniform"), outcomes),
+                List.of(1, 8, 32)));
+        Map<String, List<String>> algorithms = params(List.of("sluice"), List.of("embedded"), List.of("uniform"),
+                List.of("grant"));
+        algorithms.put("algorithm", ALGORITHMS.subList(1, ALGORITHMS.size()));
+        passes.add(new Pass("algorithms", algorithms, List.of(8)));
+        return passes;
+    }
+
+    private static Map<String, List<String>> params(List<String> contenders, List<String> topologies,
+            List<String> keys, List<String> outcomes) {
+        Map<String, List<String>> p = new LinkedHashMap<>();
+        p.put("contender", contenders);
+        p.put("topology", topologies);
+        p.put("keys", keys);
+        p.put("outcome", outcomes);
+        return p;
+    }
+
+    private List<Cell> run(Pass pass) throws RunnerException {
+        List<Cell> cells = new ArrayList<>();
+        for (int threads : pass.threads()) {
+            if (!onlyThreads.isEmpty() && !onlyThreads.contains(threads)) {
+                continue;
+            }
+            ChainedOptionsBuilder options = new OptionsBuilder()
+                    .include(DecisionBench.class.getName() + ".decide")
+                    .forks(1)
+                    .threads(threads)
+                    .warmupIterations(warmup)
+                    .warmupTime(TimeValue.seconds(1))
+                    .measurementIterations(iterations)
+                    .measurementTime(TimeValue.seconds(seconds))
+                    .jvmArgs(jvmArgs.toArray(new String[0]))
+                    .shouldFailOnError(true)
+                    .verbosity(smoke ? VerboseMode.SILENT : VerboseMode.NORMAL);
+            if (profiler != null) {
+                options.addProfiler(profiler);
+            }
+            for (Map.Entry<String, List<String>> p : pass.params().entrySet()) {
+                options.param(p.getKey(), p.getValue().toArray(new String[0]));
+            }
+            Collection<RunResult> results = new Runner(options.build()).run();
+            for (RunResult r : results) {
+                cells.add(cell(r));
+            }
+        }
+        return cells;
+    }
+
+    private static Cell cell(RunResult r) {
+        BenchmarkParams p = r.getParams();
+        var stats = r.getPrimaryResult().getStatistics();
+        String callbacks = p.getParam("hzCallbacks");
+        String contender = p.getParam("contender") + (callbacks == null || callbacks.equals("default") ? "" : "+" + callbacks);
+        return new Cell(contender, p.getParam("topology"), p.getParam("keys"), p.getParam("outcome"),
+                p.getParam("algorithm"), p.getParam("durability"), p.getThreads(), stats.getMean(),
+                stats.getPercentile(50), stats.getPercentile(99), stats.getPercentile(99.9), stats.getN());
+    }
+
+    /** Granted percentage per cell key, as the forks recorded it. */
+    private Map<String, Double> readAux() throws IOException {
+        Map<String, Double> granted = new LinkedHashMap<>();
+        for (String line : Files.readAllLines(aux, StandardCharsets.UTF_8)) {
+            String[] f = line.split("\t");
+            if (f.length == 8) {
+                granted.put(String.join("|", f[0], f[1], f[2], f[3], f[4], f[5], f[6]), Double.parseDouble(f[7]));
+            }
+        }
+        return granted;
+    }
+
+    static String auxKey(Cell c) {
+        return String.join("|", c.contender(), c.topology(), c.keys(), c.outcome(), c.algorithm(), c.durability(),
+                Integer.toString(c.threads()));
+    }
+
+    private static String loadAverage() {
+        try {
+            String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
+            return String.format(Locale.ROOT, "%s %s %s", f[0], f[1], f[2]);
+        } catch (IOException | RuntimeException e) {
+            return "unknown";
+        }
+    }
+
+    static String fmt(double v) {
+        if (v >= 100) {
+            return String.format(Locale.ROOT, "%,.0f", v);
+        }
+        return String.format(Locale.ROOT, "%.1f", v);
+    }
+}

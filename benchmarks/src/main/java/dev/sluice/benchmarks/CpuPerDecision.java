@@ -1,0 +1,119 @@
+package dev.sluice.benchmarks;
+
+import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.internal.util.ConcurrencyUtil;
+import dev.sluice.hazelcast.HazelcastRateLimiters;
+import dev.sluice.limiter.Durability;
+import dev.sluice.limiter.LimiterOptions;
+import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * CPU time per decision, the cost that bounds throughput on a saturated machine and that other load on
+ * the machine barely changes (unlike wall time): two members in this JVM on real loopback TCP (so the
+ * owner's work, the backup, both sides of the network and the caller are all counted), 8 caller
+ * threads, 20,000 keys uniform (open keys for grants; 90% spent keys for refusals), then the process's CPU time ÷ decisions.
+ */
+final class CpuPerDecision {
+    record Row(String contender, String outcome, long decisions, double cpuMicrosPerDecision, double wallOpsPerSecond,
+            double grantedPercent) {}
+
+    private static final int THREADS = 8;
+
+    private static final Executor DEFAULT_EXECUTOR = ConcurrencyUtil.getDefaultAsyncExecutor();
+
+    private CpuPerDecision() {}
+
+    /**
+     * Every contender is first run once for warm-up (JIT compilation and Hazelcast's lazy set-up are
+     * CPU too, and would otherwise fall on whoever runs first), then measured in a second round.
+     */
+    static List<Row> measure(int keys, int decisions) throws Exception {
+        List<Row> rows = new ArrayList<>();
+        HazelcastInstance a = BenchCluster.member("sluice-bench-cpu", 6195, List.of("127.0.0.1:6195"));
+        HazelcastInstance b = BenchCluster.member("sluice-bench-cpu", 6196, List.of("127.0.0.1:6195", "127.0.0.1:6196"));
+        try {
+            BenchCluster.awaitSafe(a, 2);
+            List<String> names = List.of("sluice", "sluice EPHEMERAL", "raw", "raw EPHEMERAL", "raw via submitToKey",
+                    "bucket4j", "sluice+caller-runs");
+            List<Contender> contenders = new ArrayList<>();
+            for (String name : names) {
+                Contender c = contender(a, name, keys);
+                contenders.add(c);
+                if (!name.startsWith("raw") && !name.endsWith("caller-runs")) {
+                    Exhaust.closedKeys(c, keys);
+                }
+            }
+            for (String outcome : List.of("grant", "refuse")) {
+                for (int round = 0; round < 2; round++) {
+                    for (int i = 0; i < names.size(); i++) {
+                        ConcurrencyUtil.setDefaultAsyncExecutor(names.get(i).endsWith("caller-runs")
+                                ? ConcurrencyUtil.CALLER_RUNS : DEFAULT_EXECUTOR);
+                        Row row = run(contenders.get(i), keys, outcome, round == 0 ? decisions / 2 : decisions, names.get(i));
+                        if (round == 1) {
+                            rows.add(row);
+                        }
+                    }
+                }
+            }
+            ConcurrencyUtil.setDefaultAsyncExecutor(DEFAULT_EXECUTOR);
+            contenders.forEach(Contender::close);
+        } finally {
+            b.getLifecycleService().terminate();
+            a.getLifecycleService().terminate();
+        }
+        return rows;
+    }
+
+    private static Contender contender(HazelcastInstance hz, String name, int keys) {
+        switch (name) {
+            case "sluice":
+            case "sluice+caller-runs":
+            case "sluice EPHEMERAL":
+                return new SluiceContender(HazelcastRateLimiters.create(hz), false, keys,
+                        SluiceContender.openSpec("token-bucket"), SluiceContender.closedSpec("token-bucket"),
+                        LimiterOptions.builder().durability(name.contains("EPHEMERAL") ? Durability.EPHEMERAL
+                                : Durability.REPLICATED).build(), key -> true);
+            case "raw":
+            case "raw EPHEMERAL":
+                return new RawContender(hz, name.contains("EPHEMERAL"), false, keys, key -> true);
+            case "raw via submitToKey":
+                return new RawContender(hz, false, false, true, keys, key -> true);
+            default:
+                return new Bucket4jContender(hz, false, keys, key -> true);
+        }
+    }
+
+    private static Row run(Contender c, int keys, String outcome, int decisions, String name)
+            throws InterruptedException {
+        var os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+        AtomicLong left = new AtomicLong(decisions);
+        AtomicLong granted = new AtomicLong();
+        int openPercent = outcome.equals("grant") ? 100 : 10;
+        Thread[] threads = new Thread[THREADS];
+        long cpu0 = os.getProcessCpuTime();
+        long t0 = System.nanoTime();
+        for (int t = 0; t < THREADS; t++) {
+            threads[t] = new Thread(() -> {
+                ThreadLocalRandom r = ThreadLocalRandom.current();
+                while (left.decrementAndGet() >= 0) {
+                    if (c.decide(r.nextInt(keys), r.nextInt(100) < openPercent)) {
+                        granted.incrementAndGet();
+                    }
+                }
+            });
+            threads[t].start();
+        }
+        for (Thread t : threads) {
+            t.join();
+        }
+        long wall = System.nanoTime() - t0;
+        long cpu = os.getProcessCpuTime() - cpu0;
+        return new Row(name, outcome, decisions, cpu / 1e3 / decisions, decisions / (wall / 1e9),
+                100.0 * granted.get() / decisions);
+    }
+}

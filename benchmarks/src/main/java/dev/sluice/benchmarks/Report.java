@@ -1,0 +1,225 @@
+package dev.sluice.benchmarks;
+
+import static dev.sluice.benchmarks.BenchmarkMain.fmt;
+
+import dev.sluice.benchmarks.BenchmarkMain.Cell;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Predicate;
+
+/** Renders the measured cells as markdown: tables, ratios to Sluice and the goals of issue 9. */
+final class Report {
+    record Context(String date, int processors, String java, String os, String loadBefore, String loadAfter,
+            long elapsedSeconds, String command, int warmup, int iterations, int seconds, boolean redis,
+            boolean smoke) {}
+
+    private static final List<String> ORDER = List.of("sluice", "raw", "bucket4j", "local", "redis");
+    private static final String HEADER = "| topology | keys | outcome | threads | contender | ops/s | p50 µs | p99 µs"
+            + " | p99.9 µs | vs Sluice | granted % |\n|---|---|---|---|---|---:|---:|---:|---:|---:|---:|\n";
+
+    private Report() {}
+
+    static String render(Context c, List<Cell> cells, List<MemoryPerKey.Row> memory, List<CpuPerDecision.Row> cpu,
+            Map<String, Double> granted) {
+        StringBuilder md = new StringBuilder();
+        md.append("## Run\n\n");
+        md.append("- date: ").append(c.date()).append('\n');
+        md.append("- machine: ").append(c.processors()).append(" processors (nproc), ").append(c.java()).append(", ")
+                .append(c.os()).append('\n');
+        md.append("- load average (1, 5, 15 min) before: ").append(c.loadBefore()).append("; after: ")
+                .append(c.loadAfter()).append('\n');
+        md.append("- command: `").append(c.command()).append("` (").append(c.elapsedSeconds() / 60).append(" min ")
+                .append(c.elapsedSeconds() % 60).append(" s)\n");
+        md.append("- JMH 1.37, Mode.SampleTime, 1 fork, ").append(c.warmup()).append(" × 1 s warm-up, ")
+                .append(c.iterations()).append(" × ").append(c.seconds()).append(" s measurement per cell; ops/s = "
+                + "threads / mean time of one decision (closed loop)\n");
+        md.append("- Redis: ").append(c.redis() ? "measured (redis-server on 127.0.0.1:" + RedisContender.PORT + ")"
+                : "not measured (no server answered)").append('\n');
+        md.append('\n');
+
+        md.append("## Sluice and its peers (token bucket, REPLICATED, sync)\n\n");
+        md.append("`local` (in-process, the ceiling) and `redis` (loopback) have no Hazelcast topology; they are "
+                + "repeated under each topology for comparison. `vs Sluice` = contender ops/s ÷ Sluice ops/s.\n\n");
+        md.append(HEADER);
+        for (String topology : List.of("embedded", "client")) {
+            for (String keys : List.of("hot", "uniform")) {
+                for (String outcome : List.of("grant", "refuse")) {
+                    for (int threads : List.of(1, 2, 8, 32)) {
+                        Optional<Cell> ref = find(cells, x -> x.contender().equals("sluice") && x.topology().equals(topology)
+                                && base(x) && x.keys().equals(keys) && x.outcome().equals(outcome) && x.threads() == threads);
+                        for (String contender : ORDER) {
+                            boolean noTopology = contender.equals("local") || contender.equals("redis");
+                            if (noTopology && ref.isEmpty()) {
+                                continue;
+                            }
+                            find(cells, x -> x.contender().equals(contender) && base(x)
+                                    && x.topology().equals(noTopology ? "none" : topology) && x.keys().equals(keys)
+                                    && x.outcome().equals(outcome) && x.threads() == threads)
+                                    .ifPresent(x -> row(md, x, topology, ref, granted));
+                        }
+                    }
+                }
+            }
+        }
+        md.append('\n');
+
+        md.append("## Async (`acquireAsync(1).join()`; raw and Bucket4j through their async APIs)\n\n");
+        md.append(HEADER);
+        for (Cell x : select(cells, x -> x.contender().endsWith("-async"))) {
+            row(md, x, x.topology(), syncSluice(cells, x), granted);
+        }
+        md.append('\n');
+
+        md.append("## Sluice with Hazelcast's completion callbacks inline\n\n");
+        md.append("`sluice+caller-runs`: the same Sluice, with Hazelcast's default async executor (a new thread per"
+                + " completed `submitToKey` when the common pool's parallelism is 1, as on 2 cores) replaced by"
+                + " `ConcurrencyUtil.CALLER_RUNS` in the benchmark JVM. `vs Sluice` = ÷ Sluice as shipped.\n\n");
+        md.append(HEADER);
+        for (Cell x : select(cells, x -> x.contender().endsWith("+caller-runs"))) {
+            Optional<Cell> ref = syncSluice(cells, x);
+            ref.ifPresent(r -> row(md, r, r.topology(), ref, granted));
+            same(cells, x, "raw").ifPresent(r -> row(md, r, r.topology(), ref, granted));
+            row(md, x, x.topology(), ref, granted);
+        }
+        md.append('\n');
+
+        md.append("## Durability: EPHEMERAL (no backup) against REPLICATED (one synchronous backup)\n\n");
+        md.append("`vs Sluice` here is ops/s ÷ the same contender's REPLICATED ops/s.\n\n");
+        md.append(HEADER);
+        for (Cell x : select(cells, x -> x.durability().equals("EPHEMERAL"))) {
+            Optional<Cell> replicated = find(cells, y -> y.contender().equals(x.contender()) && base(y)
+                    && y.topology().equals(x.topology()) && y.keys().equals(x.keys()) && y.outcome().equals(x.outcome())
+                    && y.threads() == x.threads());
+            replicated.ifPresent(r -> row(md, r, r.topology(), replicated, granted));
+            row(md, x, x.topology(), replicated, granted);
+        }
+        md.append('\n');
+
+        md.append("## Every algorithm (Sluice, embedded, 100,000 keys, granted)\n\n");
+        md.append("`vs Sluice` = ops/s ÷ token bucket's in the same setting.\n\n");
+        md.append("| algorithm | threads | ops/s | p50 µs | p99 µs | p99.9 µs | vs token bucket |\n"
+                + "|---|---|---:|---:|---:|---:|---:|\n");
+        for (Cell x : select(cells, x -> x.contender().equals("sluice") && !x.algorithm().equals("token-bucket"))) {
+            Optional<Cell> tb = find(cells, y -> y.contender().equals("sluice") && base(y)
+                    && y.topology().equals(x.topology()) && y.keys().equals(x.keys()) && y.outcome().equals(x.outcome())
+                    && y.threads() == x.threads());
+            md.append(String.format(Locale.ROOT, "| %s | %d | %s | %s | %s | %s | %s |%n", x.algorithm(), x.threads(),
+                    fmt(x.opsPerSecond()), fmt(x.p50()), fmt(x.p99()), fmt(x.p999()),
+                    tb.map(t -> ratio(x.opsPerSecond() / t.opsPerSecond())).orElse("–")));
+        }
+        md.append('\n');
+
+        md.append("## CPU time per decision (whole cluster, robust to other load)\n\n");
+        md.append("Two members in one JVM on loopback TCP, 8 caller threads on the first, 20,000 keys uniform (refusals: 90% to spent keys): the"
+                + " process's CPU time ÷ decisions counts the caller, the owner, the backup and both ends of the"
+                + " network. On a machine whose cores are saturated, throughput is about cores ÷ this. `vs Sluice`"
+                + " = Sluice's CPU ÷ the contender's (above 1: the contender is cheaper).\n\n");
+        md.append("| outcome | contender | decisions | CPU µs/decision | vs Sluice | wall ops/s | granted % |\n"
+                + "|---|---|---:|---:|---:|---:|---:|\n");
+        for (CpuPerDecision.Row r : cpu) {
+            Optional<CpuPerDecision.Row> sluice = cpu.stream().filter(x -> x.contender().equals("sluice")
+                    && x.outcome().equals(r.outcome())).findFirst();
+            md.append(String.format(Locale.ROOT, "| %s | %s | %d | %.1f | %s | %s | %.1f |%n", r.outcome(), r.contender(),
+                    r.decisions(), r.cpuMicrosPerDecision(), sluice.map(x -> ratio(x.cpuMicrosPerDecision()
+                    / r.cpuMicrosPerDecision())).orElse("–"), fmt(r.wallOpsPerSecond()), r.grantedPercent()));
+        }
+        md.append('\n');
+
+        md.append("## Memory per idle key\n\n");
+        md.append("One member in the measuring JVM, so owned entries only (a cluster with backup count 1 holds each"
+                + " key twice). Heap: growth of the used heap after full GCs ÷ keys (key string, value, Hazelcast's"
+                + " record); Hazelcast: `getOwnedEntryMemoryCost() / getOwnedEntryCount()`.\n\n");
+        md.append("| contender | map | entries | heap bytes/key | Hazelcast bytes/key |\n|---|---|---:|---:|---:|\n");
+        for (MemoryPerKey.Row r : memory) {
+            md.append(String.format(Locale.ROOT, "| %s | %s | %d | %.0f | %s |%n", r.contender(), r.map(), r.entries(),
+                    r.heapBytesPerKey(), r.hazelcastBytesPerKey() > 0 ? String.format(Locale.ROOT, "%.0f",
+                    r.hazelcastBytesPerKey()) : "n/a (OBJECT format: Hazelcast does not estimate)"));
+        }
+        md.append('\n');
+        if (!c.smoke()) {
+            md.append(goals(cells));
+        }
+        return md.toString();
+    }
+
+    /** Issue 9's goals, checked cell by cell. */
+    static String goals(List<Cell> cells) {
+        StringBuilder md = new StringBuilder("## Goals (issue 9), checked on these numbers\n\n");
+        md.append("| setting | Sluice ops/s | ÷ raw floor (goal ≥ 0.90) | ÷ Bucket4j (goal ≥ 1.00) |\n"
+                + "|---|---:|---:|---:|\n");
+        int floorMet = 0;
+        int peerMet = 0;
+        int total = 0;
+        for (Cell s : select(cells, x -> x.contender().equals("sluice") && base(x))) {
+            Optional<Cell> raw = same(cells, s, "raw");
+            Optional<Cell> b4j = same(cells, s, "bucket4j");
+            if (raw.isEmpty() || b4j.isEmpty()) {
+                continue;
+            }
+            double floor = s.opsPerSecond() / raw.get().opsPerSecond();
+            double peer = s.opsPerSecond() / b4j.get().opsPerSecond();
+            total++;
+            floorMet += floor >= 0.9 ? 1 : 0;
+            peerMet += peer >= 1.0 ? 1 : 0;
+            md.append(String.format(Locale.ROOT, "| %s %s %s %d thr | %s | %s%s | %s%s |%n", s.topology(), s.keys(),
+                    s.outcome(), s.threads(), fmt(s.opsPerSecond()), ratio(floor), floor >= 0.9 ? "" : " ✗",
+                    ratio(peer), peer >= 1.0 ? "" : " ✗"));
+        }
+        md.append(String.format(Locale.ROOT, "%nWithin 10%% of the raw floor: %d of %d settings. At least Bucket4j: %d of"
+                + " %d settings.%n%n", floorMet, total, peerMet, total));
+
+        md.append("Refusals against grants (Sluice): the refuse workload is 90% refusals and 10% grants, so one "
+                + "refusal costs (mean(refuse workload) − 0.1 × mean(grant workload)) ÷ 0.9. Goal: a grant costs at "
+                + "least 1.3× a refusal.\n\n");
+        md.append("| setting | grant µs (mean) | refusal µs (est.) | grant ÷ refusal |\n|---|---:|---:|---:|\n");
+        for (Cell g : select(cells, x -> x.contender().equals("sluice") && base(x) && x.outcome().equals("grant"))) {
+            find(cells, x -> x.contender().equals("sluice") && base(x) && x.outcome().equals("refuse")
+                    && x.topology().equals(g.topology()) && x.keys().equals(g.keys()) && x.threads() == g.threads())
+                    .ifPresent(r -> {
+                        double refusal = (r.meanMicros() - 0.1 * g.meanMicros()) / 0.9;
+                        md.append(String.format(Locale.ROOT, "| %s %s %d thr | %s | %s | %s |%n", g.topology(), g.keys(),
+                                g.threads(), fmt(g.meanMicros()), fmt(refusal), ratio(g.meanMicros() / refusal)));
+                    });
+        }
+        md.append('\n');
+        return md.toString();
+    }
+
+    private static Optional<Cell> same(List<Cell> cells, Cell s, String contender) {
+        return find(cells, x -> x.contender().equals(contender) && base(x) && x.topology().equals(s.topology())
+                && x.keys().equals(s.keys()) && x.outcome().equals(s.outcome()) && x.threads() == s.threads());
+    }
+
+    private static Optional<Cell> syncSluice(List<Cell> cells, Cell x) {
+        return same(cells, x, "sluice");
+    }
+
+    /** The default algorithm and durability. */
+    private static boolean base(Cell x) {
+        return x.algorithm().equals("token-bucket") && x.durability().equals("REPLICATED");
+    }
+
+    private static void row(StringBuilder md, Cell x, String topology, Optional<Cell> ref, Map<String, Double> granted) {
+        String vs = ref.map(r -> ratio(x.opsPerSecond() / r.opsPerSecond())).orElse("–");
+        Double g = granted.get(BenchmarkMain.auxKey(x));
+        md.append(String.format(Locale.ROOT, "| %s | %s | %s | %d | %s%s | %s | %s | %s | %s | %s | %s |%n", topology,
+                x.keys(), x.outcome(), x.threads(), x.contender(), x.durability().equals("EPHEMERAL") ? " EPHEMERAL" : "",
+                fmt(x.opsPerSecond()), fmt(x.p50()), fmt(x.p99()), fmt(x.p999()), vs,
+                g == null ? "–" : String.format(Locale.ROOT, "%.1f", g)));
+    }
+
+    private static String ratio(double r) {
+        return String.format(Locale.ROOT, "%.2f", r);
+    }
+
+    private static Optional<Cell> find(List<Cell> cells, Predicate<Cell> p) {
+        return cells.stream().filter(p).findFirst();
+    }
+
+    private static List<Cell> select(List<Cell> cells, Predicate<Cell> p) {
+        return new ArrayList<>(cells.stream().filter(p).toList());
+    }
+}
