@@ -1,41 +1,24 @@
 package dev.sluice.it.hazelcast;
 
 import dev.sluice.hazelcast.HazelcastCoalescing;
-import dev.sluice.hazelcast.HazelcastRateLimiters;
 import dev.sluice.it.contract.Backend;
 import dev.sluice.it.contract.ContractSuite;
-import dev.sluice.limiter.RateLimiters;
-import dev.sluice.limiter.local.ManualClock;
-import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
-/** Coalescing on. The contract suite on a 3-member embedded cluster: one replica per member. */
+/** The contract suite on 3 embedded members, one replica each, coalescing on. */
 final class HazelcastCoalescingEmbeddedContractTest extends ContractSuite {
-    private static TestCluster cluster;
     private static Backend backend;
 
     @BeforeAll
     static void start() {
-        ManualClock clock = new ManualClock();
-        cluster = TestCluster.start("sluice-coalescing-embedded", 6221, 3, clock);
-        List<RateLimiters> replicas = cluster.members.stream()
-                .map(hz -> HazelcastRateLimiters.create(hz, HazelcastCoalescing.on())).toList();
-        backend = new Backend() {
-            @Override public String name() { return "hazelcast-coalescing-embedded"; }
-            @Override public ManualClock clock() { return clock; }
-            @Override public List<RateLimiters> replicas() { return replicas; }
-            @Override public void close() { replicas.forEach(RateLimiters::close); }
-        };
+        backend = HazelcastBackends.embedded("hazelcast-coalescing-embedded", 6221, HazelcastCoalescing.on());
     }
 
     @AfterAll
     static void stop() throws Exception {
         if (backend != null) {
             backend.close();
-        }
-        if (cluster != null) {
-            cluster.close();
         }
     }
 
