@@ -192,8 +192,8 @@ final class Coalescer {
 
     /**
      * Sends a request alone, at once, from its caller's thread (the lane was idle), exactly as without
-     * coalescing: a blocking caller waits on Hazelcast's future itself ({@link Pending#direct}); an
-     * asynchronous one is continued with Hazelcast's own {@code whenComplete}, as the uncoalesced store
+     * coalescing: a blocking caller waits on the invocation's future itself ({@link Pending#direct}); an
+     * asynchronous one is continued on the thread that completes the invocation, as the uncoalesced store
      * does, so a lone asynchronous decision keeps the uncoalesced timing too.
      */
     private void sendFirst(Lane lane, Pending p) {
@@ -201,7 +201,7 @@ final class Coalescer {
         decisions.increment();
         CompletionStage<WireVerdict> call;
         try {
-            call = maps.apply(lane.durability).submitToKey(p.request.key(), new StepProcessor(p.request));
+            call = KeyCalls.submitToKey(maps.apply(lane.durability), p.request.key(), new StepProcessor(p.request));
         } catch (RuntimeException e) {
             call = CompletableFuture.failedFuture(e);
         }
@@ -209,7 +209,8 @@ final class Coalescer {
             p.lane = lane;
             p.direct = call.toCompletableFuture();
         } else {
-            call.whenComplete((result, failure) -> onCallDone(lane, List.of(p), result, failure));
+            call.whenCompleteAsync((result, failure) -> onCallDone(lane, List.of(p), result, failure),
+                    HazelcastDecisionStore.DIRECT);
         }
     }
 
@@ -281,8 +282,8 @@ final class Coalescer {
             CompletionStage<?> call;
             try {
                 String key = group.get(0).request.key();
-                call = group.size() == 1 ? map.submitToKey(key, new StepProcessor(group.get(0).request))
-                        : map.submitToKey(key, new BatchProcessor(Map.of(key, requests(group))));
+                call = group.size() == 1 ? KeyCalls.submitToKey(map, key, new StepProcessor(group.get(0).request))
+                        : KeyCalls.submitToKey(map, key, new BatchProcessor(Map.of(key, requests(group))));
             } catch (RuntimeException e) {
                 call = CompletableFuture.failedFuture(e);
             }

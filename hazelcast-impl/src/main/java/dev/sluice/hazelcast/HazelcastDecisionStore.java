@@ -36,10 +36,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Runs each step as a {@link StepProcessor} on the key's partition owner, in the map chosen by the
  * request's durability.
  *
- * <p>Waiting: {@link #execute} waits on the Hazelcast future with the caller's deadline (a client call
- * is not cut short by Hazelcast's invocation timeout). {@link #submit} continues the Hazelcast future
- * with a non-async stage and does no more than convert the verdict (Hazelcast runs that stage on its
- * default async executor; see {@link #DIRECT}).
+ * <p>Waiting: {@link #execute} runs {@code executeOnKey} in the caller's thread, bounded by Hazelcast's own
+ * timeouts. {@link #submit} starts the same invocation through {@link KeyCalls} and, on the thread that
+ * completes it, does no more than convert the verdict (see {@link #DIRECT}).
  *
  * <p>Coalescing ({@link HazelcastCoalescing}, on unless disabled): decisions go through a
  * {@link Coalescer}, which sends a lone decision exactly as above and batches the rest per owner.
@@ -91,7 +90,8 @@ final class HazelcastDecisionStore implements DecisionStore {
      * Runs a continuation on the thread that completes a Hazelcast future. Hazelcast's own non-async
      * {@code whenComplete} does not: its futures run it on {@code ConcurrencyUtil}'s default async
      * executor, which is the common pool, or, when the common pool's parallelism is 1 (2 cores), a new
-     * thread per continuation. Every continuation here is a few field writes; the runtime hops to
+     * thread per continuation (and {@code submitToKey}'s future does so even with no continuation; see
+     * {@link KeyCalls}). Every continuation here is a few field writes; the runtime hops to
      * {@link #callbackExecutor()} before any caller code runs.
      */
     static final Executor DIRECT = Runnable::run;
@@ -141,7 +141,7 @@ final class HazelcastDecisionStore implements DecisionStore {
         }
         CompletionStage<WireVerdict> call;
         try {
-            call = map(request).submitToKey(request.key(), new StepProcessor(request));
+            call = KeyCalls.submitToKey(map(request), request.key(), new StepProcessor(request));
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(translate(e));
         }

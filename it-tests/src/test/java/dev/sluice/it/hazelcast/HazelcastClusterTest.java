@@ -7,13 +7,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.hazelcast.cluster.Member;
 import com.hazelcast.core.HazelcastInstance;
 import dev.sluice.hazelcast.HazelcastRateLimiters;
+import dev.sluice.hazelcast.SluiceHazelcast;
+import dev.sluice.limiter.Lease;
 import dev.sluice.limiter.Durability;
 import dev.sluice.limiter.LimitSpec;
 import dev.sluice.limiter.LimiterOptions;
 import dev.sluice.limiter.RateLimiter;
 import dev.sluice.limiter.RateLimiters;
+import java.lang.management.ManagementFactory;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -86,9 +91,41 @@ final class HazelcastClusterTest {
                 .remaining());
     }
 
-    /** An acknowledged decision survives the loss of the key's owner: the backup holds the exact state. */
+    /**
+     * Hazelcast's {@code submitToKey} future continues every call on its default async executor, which
+     * on a 2-core host (common-pool parallelism 1) is a new thread per call. Sluice's asynchronous path
+     * must not pay that: a few thousand asynchronous decisions, from a member (keys local and remote) and
+     * from a client, start only a handful of threads. Where the common pool has more parallelism no
+     * thread is started per call either way, so this can fail only on small hosts, which is where it matters.
+     */
     @Test
     @Order(3)
+    void asyncDecisions_startNoThreadPerCall() {
+        HazelcastInstance client = cluster.addClient(SluiceHazelcast.configure(cluster.clientConfig()));
+        try (RateLimiters fromClient = HazelcastRateLimiters.create(client)) {
+            var threads = ManagementFactory.getThreadMXBean();
+            int calls = 3000;
+            for (RateLimiters from : List.of(limiters.get(0), fromClient)) {
+                String name = unique("async");
+                from.limiter(name + "-warm-up", LimitSpec.fixedWindow(1, Duration.ofMinutes(1)), OPTIONS)
+                        .acquireAsync(1).join();
+                long startedBefore = threads.getTotalStartedThreadCount();
+                List<CompletableFuture<Lease>> decisions = new ArrayList<>();
+                for (int i = 0; i < calls; i++) {
+                    decisions.add(from.limiter(name + "-" + (i % 100), LimitSpec.fixedWindow(20, Duration.ofMinutes(1)),
+                            OPTIONS).acquireAsync(1));
+                }
+                long granted = decisions.stream().map(CompletableFuture::join).filter(Lease::isAcquired).count();
+                long started = threads.getTotalStartedThreadCount() - startedBefore;
+                assertEquals(100 * 20, granted, "exactly 20 of 30 per key");
+                assertTrue(started < 100, started + " threads started for " + calls + " asynchronous decisions");
+            }
+        }
+    }
+
+    /** An acknowledged decision survives the loss of the key's owner: the backup holds the exact state. */
+    @Test
+    @Order(4)
     void ownerTerminated_replicatedBudgetSurvives_ephemeralBudgetResets() {
         LimitSpec spec = LimitSpec.tokenBucket(10, 1, Duration.ofHours(1));
         HazelcastInstance any = cluster.members.get(0);
