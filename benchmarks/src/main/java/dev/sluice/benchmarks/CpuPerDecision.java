@@ -1,14 +1,13 @@
 package dev.sluice.benchmarks;
 
 import com.hazelcast.core.HazelcastInstance;
-import com.hazelcast.internal.util.ConcurrencyUtil;
+import dev.sluice.hazelcast.HazelcastCoalescing;
 import dev.sluice.hazelcast.HazelcastRateLimiters;
 import dev.sluice.limiter.Durability;
 import dev.sluice.limiter.LimiterOptions;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Executor;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -24,8 +23,6 @@ final class CpuPerDecision {
 
     private static final int THREADS = 8;
 
-    private static final Executor DEFAULT_EXECUTOR = ConcurrencyUtil.getDefaultAsyncExecutor();
-
     private CpuPerDecision() {}
 
     /**
@@ -38,21 +35,19 @@ final class CpuPerDecision {
         HazelcastInstance b = BenchCluster.member("sluice-bench-cpu", 6196, List.of("127.0.0.1:6195", "127.0.0.1:6196"));
         try {
             BenchCluster.awaitSafe(a, 2);
-            List<String> names = List.of("sluice", "sluice EPHEMERAL", "raw", "raw EPHEMERAL", "raw via submitToKey",
-                    "bucket4j", "sluice+caller-runs");
+            List<String> names = List.of("sluice", "sluice async", "sluice coalesced", "sluice EPHEMERAL", "raw",
+                    "raw EPHEMERAL", "raw via submitToKey", "bucket4j");
             List<Contender> contenders = new ArrayList<>();
             for (String name : names) {
                 Contender c = contender(a, name, keys);
                 contenders.add(c);
-                if (!name.startsWith("raw") && !name.endsWith("caller-runs")) {
+                if (!name.startsWith("raw")) {
                     Exhaust.closedKeys(c, keys);
                 }
             }
             for (String outcome : List.of("grant", "refuse")) {
                 for (int round = 0; round < 2; round++) {
                     for (int i = 0; i < names.size(); i++) {
-                        ConcurrencyUtil.setDefaultAsyncExecutor(names.get(i).endsWith("caller-runs")
-                                ? ConcurrencyUtil.CALLER_RUNS : DEFAULT_EXECUTOR);
                         Row row = run(contenders.get(i), keys, outcome, round == 0 ? decisions / 2 : decisions, names.get(i));
                         if (round == 1) {
                             rows.add(row);
@@ -60,7 +55,6 @@ final class CpuPerDecision {
                     }
                 }
             }
-            ConcurrencyUtil.setDefaultAsyncExecutor(DEFAULT_EXECUTOR);
             contenders.forEach(Contender::close);
         } finally {
             b.getLifecycleService().terminate();
@@ -72,9 +66,11 @@ final class CpuPerDecision {
     private static Contender contender(HazelcastInstance hz, String name, int keys) {
         switch (name) {
             case "sluice":
-            case "sluice+caller-runs":
+            case "sluice async":
+            case "sluice coalesced":
             case "sluice EPHEMERAL":
-                return new SluiceContender(HazelcastRateLimiters.create(hz), false, keys,
+                return new SluiceContender(HazelcastRateLimiters.create(hz, name.endsWith("coalesced")
+                        ? HazelcastCoalescing.on() : HazelcastCoalescing.disabled()), name.endsWith("async"), keys,
                         SluiceContender.openSpec("token-bucket"), SluiceContender.closedSpec("token-bucket"),
                         LimiterOptions.builder().durability(name.contains("EPHEMERAL") ? Durability.EPHEMERAL
                                 : Durability.REPLICATED).build(), key -> true);

@@ -1,7 +1,7 @@
 package dev.sluice.benchmarks;
 
 import com.hazelcast.core.HazelcastInstance;
-import com.hazelcast.internal.util.ConcurrencyUtil;
+import dev.sluice.hazelcast.HazelcastCoalescing;
 import dev.sluice.hazelcast.HazelcastRateLimiters;
 import dev.sluice.limiter.Durability;
 import dev.sluice.limiter.LimiterOptions;
@@ -69,7 +69,10 @@ public class DecisionBench {
     static final int[] SERVER_PORTS = {6111, 6112};
     static final int UNIFORM_KEYS = 100_000;
 
-    /** sluice, sluice-async, raw, raw-async, bucket4j, bucket4j-async, local, redis. */
+    /**
+     * sluice, sluice-async, sluice-coalesced, sluice-coalesced-async, raw, raw-async, bucket4j,
+     * bucket4j-async, local, redis.
+     */
     @Param({"sluice"})
     public String contender;
 
@@ -93,13 +96,6 @@ public class DecisionBench {
     @Param({"REPLICATED"})
     public String durability;
 
-    /**
-     * {@code default}, or {@code caller-runs}: Hazelcast's default async executor replaced by its
-     * caller-runs executor, to show what Hazelcast's thread per completed {@code submitToKey} costs.
-     */
-    @Param({"default"})
-    public String hzCallbacks;
-
     private final List<Process> memberJvms = new ArrayList<>();
     private HazelcastInstance hazelcast;
     private Contender subject;
@@ -121,9 +117,6 @@ public class DecisionBench {
 
     @Setup(Level.Trial)
     public void setUp() throws Exception {
-        if (hzCallbacks.equals("caller-runs")) {
-            ConcurrencyUtil.setDefaultAsyncExecutor(ConcurrencyUtil.CALLER_RUNS);
-        }
         keyCount = keys.equals("hot") ? 1 : UNIFORM_KEYS;
         openPercent = outcome.equals("grant") ? 100 : 10;
         if (!contender.equals("local") && !contender.equals("redis")) {
@@ -195,8 +188,14 @@ public class DecisionBench {
         switch (contender) {
             case "sluice":
             case "sluice-async":
-                return new SluiceContender(HazelcastRateLimiters.create(hazelcast), contender.endsWith("async"),
-                        keyCount, SluiceContender.openSpec(algorithm), SluiceContender.closedSpec(algorithm), options, placement);
+            case "sluice-coalesced":
+            case "sluice-coalesced-async": {
+                HazelcastCoalescing coalescing = contender.startsWith("sluice-coalesced")
+                        ? HazelcastCoalescing.on() : HazelcastCoalescing.disabled();
+                return new SluiceContender(HazelcastRateLimiters.create(hazelcast, coalescing),
+                        contender.endsWith("async"), keyCount, SluiceContender.openSpec(algorithm),
+                        SluiceContender.closedSpec(algorithm), options, placement);
+            }
             case "local":
                 return new SluiceContender(LocalRateLimiters.create(), false, keyCount,
                         SluiceContender.openSpec(algorithm), SluiceContender.closedSpec(algorithm), options, placement);
@@ -243,7 +242,7 @@ public class DecisionBench {
         }
         String aux = System.getProperty(AUX_PROPERTY);
         if (aux != null && total > 0) {
-            String line = String.join("\t", contender + (hzCallbacks.equals("default") ? "" : "+" + hzCallbacks), topology, keys, outcome, algorithm, durability,
+            String line = String.join("\t", contender, topology, keys, outcome, algorithm, durability,
                     Integer.toString(counts.size()), Double.toString(100.0 * granted / total)) + "\n";
             Files.writeString(Path.of(aux), line, StandardCharsets.UTF_8, StandardOpenOption.CREATE,
                     StandardOpenOption.APPEND);

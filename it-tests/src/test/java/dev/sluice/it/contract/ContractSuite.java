@@ -45,9 +45,11 @@ public abstract class ContractSuite extends CoreContract {
 
     /** Moves the clock one window on and waits for exactly one waiter to be granted; returns its index. */
     private int nextGranted(List<CompletableFuture<Lease>> waiters) throws Exception {
+        // The waiting set is taken before the clock moves: the grant can land before the next line runs.
+        CompletableFuture<?> anyServed = CompletableFuture.anyOf(waiters.stream().filter(f -> !f.isDone())
+                .toArray(CompletableFuture[]::new));
         backend().clock().advance(Duration.ofMinutes(1));
-        CompletableFuture.anyOf(waiters.stream().filter(f -> !f.isDone()).toArray(CompletableFuture[]::new))
-                .get(30, TimeUnit.SECONDS);
+        anyServed.get(30, TimeUnit.SECONDS);
         int granted = -1;
         for (int i = 0; i < waiters.size(); i++) {
             CompletableFuture<Lease> f = waiters.get(i);

@@ -233,9 +233,19 @@ final class DefaultRateLimiter implements RateLimiter {
 
     /** Queues a refused waiter, or refuses it when the queue has no room. */
     private void enqueue(Waiter waiter, Lease refusal) {
+        // Hooked before the waiter is queued, so a cancellation that returns has already left the queue
+        // (the hook runs in the cancelling thread), and one that came first keeps the waiter out.
+        waiter.future.whenComplete((l, t) -> {
+            if (waiter.future.isCancelled()) {
+                removeWaiter(waiter);
+            }
+        });
         List<Waiter> evicted = new ArrayList<>();
         boolean accepted;
         synchronized (lock) {
+            if (waiter.future.isDone()) {
+                return;
+            }
             accepted = !closed && waiter.permits <= options.queueLimit();
             if (accepted && queuedPermits + waiter.permits > options.queueLimit()) {
                 if (options.queueOrder() == QueueOrder.NEWEST_FIRST) {
@@ -261,13 +271,7 @@ final class DefaultRateLimiter implements RateLimiter {
         }
         if (!accepted) {
             deliver(waiter, refusal != null ? refusal : closedRefusal());
-            return;
         }
-        waiter.future.whenComplete((l, t) -> {
-            if (waiter.future.isCancelled()) {
-                removeWaiter(waiter);
-            }
-        });
     }
 
     private void refuseFromQueue(Waiter w) {
