@@ -1,30 +1,29 @@
 package dev.sluice.hazelcast;
 
 /**
- * How a Hazelcast store coalesces concurrent decisions: while an invocation to a partition owner is in
- * flight, new decisions for keys it owns queue up, and when it returns they all go as one hop (several
+ * How a Hazelcast store coalesces concurrent decisions: while an invocation to a partition is in flight,
+ * new decisions for keys in that partition queue up, and when it returns they all go as one hop (several
  * requests on one key decided in arrival order by one run on that key; several keys in one multi-key
- * operation). There is no timer: a lone caller is sent at once, as without coalescing. Every request gets
+ * operation). Decisions for other partitions are not held back. There is no timer: a lone caller is sent at once, as without coalescing. Every request gets
  * the verdict it would have had alone, in that order.
  *
  * @param enabled false to send every decision as its own invocation
  * @param maxBatchRequests most requests in one hop, at least 1
  * @param maxBatchBytes about the most payload (keys and request words) in one hop, at least 256; a
  *     single request is always sent, whatever its size
- * @param maxQueuedPerMember most decisions waiting for one owner member; beyond it a decision fails at
+ * @param maxQueuedPerPartition most decisions waiting for one partition; beyond it a decision fails at
  *     once with a retryable {@link CoalescingQueueFullException}
  * @param stallMillis when the hop in flight to a member left longer ago than this, a new decision does
- *     not wait behind it: it is sent, with what queued before it, as one more hop in flight (so one slow
- *     partition cannot hold up a member's other keys for long); at least 1
+ *     not wait behind it: it is sent, with what queued before it, as one more hop in flight; at least 1
  */
-public record HazelcastCoalescing(boolean enabled, int maxBatchRequests, int maxBatchBytes, int maxQueuedPerMember,
+public record HazelcastCoalescing(boolean enabled, int maxBatchRequests, int maxBatchBytes, int maxQueuedPerPartition,
         long stallMillis) {
     /** Default {@link #maxBatchRequests()}. */
     public static final int DEFAULT_MAX_BATCH_REQUESTS = 128;
     /** Default {@link #maxBatchBytes()}: 32 KiB. */
     public static final int DEFAULT_MAX_BATCH_BYTES = 32 * 1024;
-    /** Default {@link #maxQueuedPerMember()}. */
-    public static final int DEFAULT_MAX_QUEUED_PER_MEMBER = 10_000;
+    /** Default {@link #maxQueuedPerPartition()}. */
+    public static final int DEFAULT_MAX_QUEUED_PER_PARTITION = 1_000;
     /** Default {@link #stallMillis()}. */
     public static final long DEFAULT_STALL_MILLIS = 250;
 
@@ -36,8 +35,8 @@ public record HazelcastCoalescing(boolean enabled, int maxBatchRequests, int max
         if (maxBatchBytes < 256) {
             throw new IllegalArgumentException("maxBatchBytes must be at least 256, was " + maxBatchBytes);
         }
-        if (maxQueuedPerMember < 1) {
-            throw new IllegalArgumentException("maxQueuedPerMember must be at least 1, was " + maxQueuedPerMember);
+        if (maxQueuedPerPartition < 1) {
+            throw new IllegalArgumentException("maxQueuedPerPartition must be at least 1, was " + maxQueuedPerPartition);
         }
         if (stallMillis < 1) {
             throw new IllegalArgumentException("stallMillis must be at least 1, was " + stallMillis);
@@ -47,7 +46,7 @@ public record HazelcastCoalescing(boolean enabled, int maxBatchRequests, int max
     /** Coalescing on, with the default bounds. */
     public static HazelcastCoalescing on() {
         return new HazelcastCoalescing(true, DEFAULT_MAX_BATCH_REQUESTS, DEFAULT_MAX_BATCH_BYTES,
-                DEFAULT_MAX_QUEUED_PER_MEMBER, DEFAULT_STALL_MILLIS);
+                DEFAULT_MAX_QUEUED_PER_PARTITION, DEFAULT_STALL_MILLIS);
     }
 
     /**
@@ -63,12 +62,12 @@ public record HazelcastCoalescing(boolean enabled, int maxBatchRequests, int max
 
     /** The same settings with coalescing on or off. */
     public HazelcastCoalescing withEnabled(boolean on) {
-        return new HazelcastCoalescing(on, maxBatchRequests, maxBatchBytes, maxQueuedPerMember, stallMillis);
+        return new HazelcastCoalescing(on, maxBatchRequests, maxBatchBytes, maxQueuedPerPartition, stallMillis);
     }
 
     /** Coalescing off: one invocation per decision. */
     public static HazelcastCoalescing disabled() {
         return new HazelcastCoalescing(false, DEFAULT_MAX_BATCH_REQUESTS, DEFAULT_MAX_BATCH_BYTES,
-                DEFAULT_MAX_QUEUED_PER_MEMBER, DEFAULT_STALL_MILLIS);
+                DEFAULT_MAX_QUEUED_PER_PARTITION, DEFAULT_STALL_MILLIS);
     }
 }

@@ -185,7 +185,7 @@ final class HazelcastCoalescingTest {
     }
 
     /**
-     * The backups are the primary's exact states: after a coalesced run over 300 keys, the surviving
+     * The backups are the primary's exact states: after a coalesced run over 300 keys in two partitions, the surviving
      * member (promoted backups for the half the other owned) holds the very same states.
      */
     @Test
@@ -197,9 +197,25 @@ final class HazelcastCoalescingTest {
             List<String> names = new ArrayList<>();
             try (RateLimiters limiters = RateLimiterRuntime.create(store, "sluice")) {
                 List<RateLimiter> keys = new ArrayList<>();
-                for (int i = 0; i < 300; i++) {
-                    names.add("backup-" + i);
-                    keys.add(limiters.limiter("backup-" + i, LimitSpec.slidingLog(5, Duration.ofHours(1)), PATIENT));
+                // All in two partitions, one owned by each member: lanes are per partition, so only keys
+                // sharing a partition can go as one multi-key hop.
+                var partitions = a.getPartitionService();
+                int mine = -1;
+                int theirs = -1;
+                for (int i = 0; mine < 0 || theirs < 0; i++) {
+                    var partition = partitions.getPartition("sluice/probe-" + i);
+                    if (partition.getOwner().localMember()) {
+                        mine = mine < 0 ? partition.getPartitionId() : mine;
+                    } else {
+                        theirs = theirs < 0 ? partition.getPartitionId() : theirs;
+                    }
+                }
+                for (int i = 0; names.size() < 300; i++) {
+                    int partition = partitions.getPartition("sluice/backup-" + i).getPartitionId();
+                    if (partition == mine || partition == theirs) {
+                        names.add("backup-" + i);
+                        keys.add(limiters.limiter("backup-" + i, LimitSpec.slidingLog(5, Duration.ofHours(1)), PATIENT));
+                    }
                 }
                 hammer(keys, 3_000);
                 assertTrue(store.coalescer().hops.sum() < store.coalescer().decisions.sum());
