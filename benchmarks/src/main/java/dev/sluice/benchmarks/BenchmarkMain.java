@@ -123,7 +123,8 @@ public final class BenchmarkMain {
         // The cheapest, most robust evidence first; the report is rewritten after every pass, so an
         // interrupted run still leaves what it measured.
         List<CpuPerDecision.Row> cpu = only.isEmpty() || only.contains("cpu")
-                ? CpuPerDecision.measure(smoke ? 500 : 20_000, smoke ? 400 : 30_000) : List.of();
+                ? CpuPerDecision.measure(smoke ? 500 : 20_000, smoke ? 400 : Integer.getInteger("sluice.bench.cpu.decisions", 30_000))
+                : List.of();
         String report = write(date, argLine, started, loadBefore, redis, cells, memory, cpu);
         try {
             if (smoke) {

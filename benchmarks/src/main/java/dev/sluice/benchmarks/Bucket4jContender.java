@@ -22,7 +22,7 @@ import java.util.function.Supplier;
  */
 final class Bucket4jContender implements Contender {
     private static final BucketConfiguration OPEN = BucketConfiguration.builder()
-            .addLimit(limit -> limit.capacity(1_000_000_000L).refillGreedy(1_000_000_000L, Duration.ofSeconds(1)))
+            .addLimit(limit -> limit.capacity(1_000_000_000L).refillGreedy(1, Duration.ofHours(1)))
             .build();
     private static final BucketConfiguration CLOSED = BucketConfiguration.builder()
             .addLimit(limit -> limit.capacity(1).refillGreedy(1, Duration.ofHours(1)))

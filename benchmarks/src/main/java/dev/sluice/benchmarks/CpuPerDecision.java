@@ -37,6 +37,12 @@ final class CpuPerDecision {
             BenchCluster.awaitSafe(a, 2);
             List<String> names = List.of("sluice", "sluice async", "sluice coalesced", "sluice EPHEMERAL", "raw",
                     "raw EPHEMERAL", "raw via submitToKey", "bucket4j");
+            // -Dsluice.bench.cpu.only=sluice,raw: a subset, e.g. to profile one contender with JFR
+            String only = System.getProperty("sluice.bench.cpu.only");
+            if (only != null) {
+                List<String> wanted = List.of(only.split(","));
+                names = names.stream().filter(wanted::contains).toList();
+            }
             List<Contender> contenders = new ArrayList<>();
             for (String name : names) {
                 Contender c = contender(a, name, keys);

@@ -41,7 +41,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * completes it, does no more than convert the verdict (see {@link #DIRECT}).
  *
  * <p>Coalescing ({@link HazelcastCoalescing}, on unless disabled): decisions go through a
- * {@link Coalescer}, which sends a lone decision exactly as above and batches the rest per owner.
+ * {@link Coalescer}, which sends a lone decision at once as one invocation and batches the rest per partition.
  *
  * <p>Failures: Hazelcast's transient failures (a member left, a lost connection, a client offline, a
  * migrating partition, an operation timeout) are retryable. Hazelcast delivers a step at least once, so a
