@@ -36,9 +36,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Runs each step as a {@link StepProcessor} on the key's partition owner, in the map chosen by the
  * request's durability.
  *
- * <p>Waiting: {@link #execute} runs {@code executeOnKey} in the caller's thread, bounded by Hazelcast's own
- * timeouts. {@link #submit} starts the same invocation through {@link KeyCalls} and, on the thread that
- * completes it, does no more than convert the verdict (see {@link #DIRECT}).
+ * <p>Waiting: both paths start the invocation through {@link KeyCalls}. {@link #execute} waits for it
+ * with the caller's deadline (a client call is not cut short by Hazelcast's invocation timeout);
+ * {@link #submit} does no more than convert the verdict on the thread that completes it (see
+ * {@link #DIRECT}).
  *
  * <p>Coalescing ({@link HazelcastCoalescing}, on unless disabled): decisions go through a
  * {@link Coalescer}, which sends a lone decision at once as one invocation and batches the rest per partition.
@@ -162,16 +163,18 @@ final class HazelcastDecisionStore implements DecisionStore {
         if (coalescer != null) {
             return executeCoalesced(request, timeoutNanos);
         }
-        // executeOnKey in the caller's thread, not submitToKey(...).get(timeout): every future that
-        // submitToKey returns (member and client alike) continues on ConcurrencyUtil's default async
-        // executor, which on a 2-core host starts a new thread per call; measured in benchmarks/, that
-        // tripled the CPU per decision. The wait is then bounded by Hazelcast's own timeouts (the client
-        // invocation timeout that failFast sets; a lost member fails the call at once), not by
-        // decisionTimeout; the async path keeps the caller-side deadline.
+        // KeyCalls, not submitToKey(...).get(timeout), whose future starts a thread per call on 2 cores,
+        // nor executeOnKey, which cannot be cut short at the caller's deadline (and measured slower).
+        CompletableFuture<WireVerdict> call;
         try {
-            return map(request).executeOnKey(request.key(), new StepProcessor(request)).toVerdict();
+            call = KeyCalls.submitToKey(map(request), request.key(), new StepProcessor(request));
         } catch (RuntimeException e) {
             throw new ExecutionException(translate(e));
+        }
+        try {
+            return call.get(timeoutNanos, TimeUnit.NANOSECONDS).toVerdict();
+        } catch (ExecutionException e) {
+            throw new ExecutionException(translate(e.getCause() == null ? e : e.getCause()));
         }
     }
 
