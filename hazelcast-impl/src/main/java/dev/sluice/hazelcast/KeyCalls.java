@@ -16,6 +16,7 @@ import com.hazelcast.map.impl.proxy.MapProxyImpl;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
 
 /**
  * {@code IMap.submitToKey} without its per-call thread.
@@ -62,7 +63,7 @@ final class KeyCalls {
     }
 
     private static <R> CompletableFuture<R> continued(CompletionStage<?> invocation,
-                                                      java.util.function.Function<Object, Object> decode) {
+                                                      Function<Object, Object> decode) {
         CompletableFuture<R> result = new CompletableFuture<>();
         invocation.whenCompleteAsync((response, failure) -> {
             if (failure != null) {
