@@ -132,7 +132,7 @@ final class Coalescer {
     }
 
     /**
-     * Starts one decision. Sent at once when nothing is in flight to the key's owner; else queued for the
+     * Starts one decision. Sent at once when nothing is in flight to the key's partition; else queued for the
      * next hop. One escape from head-of-line blocking: when the lane's last hop left more than
      * {@code stallMillis} ago (a slow step, a member in trouble), this arrival sends what queued, and
      * itself, as an extra hop in flight, rather than wait behind it; requests still go in arrival order.

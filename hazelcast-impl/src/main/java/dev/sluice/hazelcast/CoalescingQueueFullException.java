@@ -4,8 +4,9 @@ import com.hazelcast.spi.exception.RetryableHazelcastException;
 
 /**
  * A decision was refused before it was sent: the queue of decisions waiting for one partition (while an
- * invocation to it is in flight) is full, because its owner answers more slowly than decisions arrive. Nothing ran, so the runtime may retry it within the decision's deadline; if it still cannot be
- * sent, the limiter's failure mode decides.
+ * invocation to it is in flight) is full, because its owner answers more slowly than decisions arrive.
+ * Nothing ran, so the runtime may retry it within the decision's deadline; if it still cannot be sent,
+ * the limiter's failure mode decides.
  */
 public final class CoalescingQueueFullException extends RetryableHazelcastException {
     private static final long serialVersionUID = 1L;

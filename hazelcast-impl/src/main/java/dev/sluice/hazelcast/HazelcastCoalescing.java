@@ -4,8 +4,9 @@ package dev.sluice.hazelcast;
  * How a Hazelcast store coalesces concurrent decisions: while an invocation to a partition is in flight,
  * new decisions for keys in that partition queue up, and when it returns they all go as one hop (several
  * requests on one key decided in arrival order by one run on that key; several keys in one multi-key
- * operation). Decisions for other partitions are not held back. There is no timer: a lone caller is sent at once, as without coalescing. Every request gets
- * the verdict it would have had alone, in that order.
+ * operation). Decisions for other partitions are not held back. There is no timer: a lone caller is
+ * sent at once, as without coalescing. Every request gets the verdict it would have had alone, in that
+ * order.
  *
  * @param enabled false to send every decision as its own invocation
  * @param maxBatchRequests most requests in one hop, at least 1
@@ -13,7 +14,7 @@ package dev.sluice.hazelcast;
  *     single request is always sent, whatever its size
  * @param maxQueuedPerPartition most decisions waiting for one partition; beyond it a decision fails at
  *     once with a retryable {@link CoalescingQueueFullException}
- * @param stallMillis when the hop in flight to a member left longer ago than this, a new decision does
+ * @param stallMillis when the hop in flight to a partition left longer ago than this, a new decision does
  *     not wait behind it: it is sent, with what queued before it, as one more hop in flight; at least 1
  */
 public record HazelcastCoalescing(boolean enabled, int maxBatchRequests, int maxBatchBytes, int maxQueuedPerPartition,
@@ -36,7 +37,8 @@ public record HazelcastCoalescing(boolean enabled, int maxBatchRequests, int max
             throw new IllegalArgumentException("maxBatchBytes must be at least 256, was " + maxBatchBytes);
         }
         if (maxQueuedPerPartition < 1) {
-            throw new IllegalArgumentException("maxQueuedPerPartition must be at least 1, was " + maxQueuedPerPartition);
+            throw new IllegalArgumentException("maxQueuedPerPartition must be at least 1, was "
+                    + maxQueuedPerPartition);
         }
         if (stallMillis < 1) {
             throw new IllegalArgumentException("stallMillis must be at least 1, was " + stallMillis);

@@ -42,7 +42,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@link #DIRECT}).
  *
  * <p>Coalescing ({@link HazelcastCoalescing}, on unless disabled): decisions go through a
- * {@link Coalescer}, which sends a lone decision at once as one invocation and batches the rest per partition.
+ * {@link Coalescer}, which sends a lone decision at once as one invocation and batches the rest per
+ * partition.
  *
  * <p>Failures: Hazelcast's transient failures (a member left, a lost connection, a client offline, a
  * migrating partition, an operation timeout) are retryable. Hazelcast delivers a step at least once, so a
@@ -174,7 +175,7 @@ final class HazelcastDecisionStore implements DecisionStore {
         try {
             return call.get(timeoutNanos, TimeUnit.NANOSECONDS).toVerdict();
         } catch (ExecutionException e) {
-            throw new ExecutionException(translate(e.getCause() == null ? e : e.getCause()));
+            throw new ExecutionException(translate(e)); // translate unwraps
         }
     }
 

@@ -11,7 +11,8 @@ import java.util.Objects;
  * the key's partition owner, atomic, with no lock and at most one network hop. By default
  * ({@link HazelcastCoalescing#defaults()}) decisions that arrive while an invocation to the same partition
  * is in flight share the next hop; {@link HazelcastCoalescing#disabled()} sends one invocation per
- * decision. Works from a member (embedded) or a client; the members must have Sluice's classes ({@link SluiceHazelcast#configure}).
+ * decision. Works from a member (embedded) or a client; the members must have Sluice's classes
+ * ({@link SluiceHazelcast#configure}).
  *
  * <p>Closing the returned {@link RateLimiters} stops its limiters; it never shuts the Hazelcast
  * instance down.
