@@ -16,11 +16,11 @@ import java.util.List;
  * listing only members already started, no multicast, phone-home off, 71 partitions. Each test class
  * uses its own port range and cluster name so classes never join each other.
  */
-final class TestCluster implements AutoCloseable {
-    final String name;
-    final int basePort;
-    final List<HazelcastInstance> members = new ArrayList<>();
-    final List<HazelcastInstance> clients = new ArrayList<>();
+public final class TestCluster implements AutoCloseable {
+    public final String name;
+    public final int basePort;
+    public final List<HazelcastInstance> members = new ArrayList<>();
+    public final List<HazelcastInstance> clients = new ArrayList<>();
 
     private TestCluster(String name, int basePort) {
         this.name = name;
@@ -28,12 +28,12 @@ final class TestCluster implements AutoCloseable {
     }
 
     /** A cluster with no member yet. */
-    static TestCluster empty(String name, int basePort) {
+    public static TestCluster empty(String name, int basePort) {
         return new TestCluster(name, basePort);
     }
 
     /** {@code size} members with Sluice configured; {@code clock} (nullable) replaces cluster time. */
-    static TestCluster start(String name, int basePort, int size, InstantSource clock) {
+    public static TestCluster start(String name, int basePort, int size, InstantSource clock) {
         TestCluster cluster = new TestCluster(name, basePort);
         for (int i = 0; i < size; i++) {
             cluster.addMember(SluiceHazelcast.configure(cluster.memberConfig(i, clock)));
@@ -42,7 +42,7 @@ final class TestCluster implements AutoCloseable {
     }
 
     /** The config of member {@code index}, without Sluice. */
-    Config memberConfig(int index, InstantSource clock) {
+    public Config memberConfig(int index, InstantSource clock) {
         List<String> started = new ArrayList<>();
         for (int j = 0; j <= index; j++) {
             started.add("127.0.0.1:" + (basePort + j));
@@ -58,14 +58,14 @@ final class TestCluster implements AutoCloseable {
         return config;
     }
 
-    HazelcastInstance addMember(Config config) {
+    public HazelcastInstance addMember(Config config) {
         HazelcastInstance member = Hazelcast.newHazelcastInstance(config);
         members.add(member);
         return member;
     }
 
     /** A client config for this cluster, without Sluice. */
-    ClientConfig clientConfig() {
+    public ClientConfig clientConfig() {
         ClientConfig config = new ClientConfig();
         config.setClusterName(name);
         config.setProperty("hazelcast.logging.type", "none");
@@ -75,7 +75,7 @@ final class TestCluster implements AutoCloseable {
         return config;
     }
 
-    HazelcastInstance addClient(ClientConfig config) {
+    public HazelcastInstance addClient(ClientConfig config) {
         HazelcastInstance client = HazelcastClient.newHazelcastClient(config);
         clients.add(client);
         return client;

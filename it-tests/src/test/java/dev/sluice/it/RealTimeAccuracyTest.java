@@ -1,0 +1,141 @@
+package dev.sluice.it;
+
+import static org.junit.jupiter.api.Assertions.assertAll;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.hazelcast.cache.HazelcastCachingProvider;
+import com.hazelcast.cache.impl.HazelcastServerCachingProvider;
+import com.hazelcast.core.HazelcastInstance;
+import dev.sluice.hazelcast.HazelcastCoalescing;
+import dev.sluice.hazelcast.HazelcastRateLimiters;
+import dev.sluice.hazelcast.SluiceHazelcast;
+import dev.sluice.it.contract.RealTimeAccuracy;
+import dev.sluice.it.hazelcast.TestCluster;
+import dev.sluice.jcache.JCacheRateLimiters;
+import dev.sluice.limiter.Durability;
+import dev.sluice.limiter.LimitSpec;
+import dev.sluice.limiter.LimiterOptions;
+import dev.sluice.limiter.RateLimiters;
+import dev.sluice.limiter.local.LocalRateLimiters;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.UUID;
+import java.util.stream.Stream;
+import javax.cache.Cache;
+import javax.cache.CacheManager;
+import javax.cache.Caching;
+import javax.cache.spi.CachingProvider;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * {@link RealTimeAccuracy} on every backend, on the real clock with nothing injected: in-process; Hazelcast
+ * through 3 embedded members and through a client (with the members), coalescing on and off, both
+ * durabilities; JCache on Caffeine, Ehcache and Hazelcast. Each backend runs every algorithm at once, 8
+ * callers each, for 3 seconds. The table of granted against allowed goes to standard output and to
+ * {@code it-tests/target/realtime-accuracy.md}.
+ */
+final class RealTimeAccuracyTest {
+    private static final Duration RUN = Duration.ofSeconds(3);
+    private static final int CALLERS = 8;
+    private static final List<LimitSpec> SPECS = RealTimeAccuracy.specs();
+
+    private static TestCluster cluster;
+    private static HazelcastInstance client;
+    private static final List<RealTimeAccuracy.Result> results = Collections.synchronizedList(new ArrayList<>());
+
+    @BeforeAll
+    static void start() {
+        cluster = TestCluster.start("sluice-realtime", 7301, 3, null); // null: the members' own cluster time
+        client = cluster.addClient(SluiceHazelcast.configure(cluster.clientConfig()));
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        if (cluster != null) {
+            cluster.close();
+        }
+        StringBuilder report = new StringBuilder(RealTimeAccuracy.Result.header()).append('\n');
+        synchronized (results) {
+            results.forEach(r -> report.append(r.row()).append('\n'));
+        }
+        System.out.print(report);
+        Files.writeString(Path.of("target", "realtime-accuracy.md"), report);
+    }
+
+    static Stream<String> backends() {
+        return Stream.of("in-process",
+                "hazelcast-embedded", "hazelcast-embedded-ephemeral",
+                "hazelcast-embedded-coalescing", "hazelcast-embedded-coalescing-ephemeral",
+                "hazelcast-client", "hazelcast-client-ephemeral",
+                "hazelcast-client-coalescing", "hazelcast-client-coalescing-ephemeral",
+                "jcache-caffeine", "jcache-ehcache", "jcache-hazelcast");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("backends")
+    void everyAlgorithm_realClockShortWindows_staysWithinItsBound(String backend) throws Exception {
+        List<AutoCloseable> resources = new ArrayList<>();
+        try {
+            List<RateLimiters> replicas = replicas(backend, resources);
+            LimiterOptions options = LimiterOptions.builder().decisionTimeout(Duration.ofSeconds(10))
+                    .durability(backend.endsWith("-ephemeral") ? Durability.EPHEMERAL : Durability.REPLICATED).build();
+            List<RealTimeAccuracy.Result> run = RealTimeAccuracy.run(backend, replicas, SPECS, options, RUN, CALLERS);
+            results.addAll(run);
+            assertAll(run.stream().map(r -> () -> assertTrue(r.ok(), r.row())));
+        } finally {
+            for (int i = resources.size() - 1; i >= 0; i--) {
+                resources.get(i).close();
+            }
+        }
+    }
+
+    private static List<RateLimiters> replicas(String backend, List<AutoCloseable> resources) {
+        List<RateLimiters> replicas = new ArrayList<>();
+        if (backend.equals("in-process")) {
+            replicas.add(LocalRateLimiters.create());
+        } else if (backend.startsWith("hazelcast-")) {
+            HazelcastCoalescing coalescing = backend.contains("-coalescing")
+                    ? HazelcastCoalescing.on() : HazelcastCoalescing.disabled();
+            if (backend.startsWith("hazelcast-client")) {
+                replicas.add(HazelcastRateLimiters.create(client, coalescing));
+            }
+            cluster.members.forEach(m -> replicas.add(HazelcastRateLimiters.create(m, coalescing)));
+        } else {
+            for (Cache<String, long[]> cache : caches(backend, resources)) {
+                replicas.add(JCacheRateLimiters.create(cache));
+            }
+        }
+        resources.addAll(replicas);
+        return replicas;
+    }
+
+    /** Two handles on one cache: for Hazelcast, one through each of two members. */
+    private static List<Cache<String, long[]>> caches(String backend, List<AutoCloseable> resources) {
+        String name = "sluice-realtime-" + UUID.randomUUID();
+        Duration lifetime = JCacheRateLimiters.maxStateLifetime(SPECS.get(0),
+                SPECS.subList(1, SPECS.size()).toArray(LimitSpec[]::new));
+        if (backend.equals("jcache-hazelcast")) {
+            CachingProvider provider = Caching.getCachingProvider("com.hazelcast.cache.HazelcastMemberCachingProvider");
+            CacheManager first = provider.getCacheManager(provider.getDefaultURI(), provider.getDefaultClassLoader(),
+                    HazelcastCachingProvider.propertiesByInstanceItself(cluster.members.get(0)));
+            CacheManager second = new HazelcastServerCachingProvider(cluster.members.get(1)).getCacheManager();
+            Cache<String, long[]> cache = JCacheRateLimiters.createCache(first, name, lifetime);
+            resources.add(() -> first.destroyCache(name));
+            return List.of(cache, JCacheRateLimiters.createCache(second, name, lifetime));
+        }
+        String providerClass = backend.equals("jcache-caffeine")
+                ? "com.github.benmanes.caffeine.jcache.spi.CaffeineCachingProvider"
+                : "org.ehcache.jsr107.EhcacheCachingProvider";
+        CacheManager manager = Caching.getCachingProvider(providerClass).getCacheManager();
+        Cache<String, long[]> cache = JCacheRateLimiters.createCache(manager, name, lifetime);
+        resources.add(() -> manager.destroyCache(name));
+        return List.of(cache, cache);
+    }
+}

@@ -1,0 +1,367 @@
+package dev.sluice.it.contract;
+
+import dev.sluice.limiter.Lease;
+import dev.sluice.limiter.LimitSpec;
+import dev.sluice.limiter.LimiterOptions;
+import dev.sluice.limiter.RateLimiter;
+import dev.sluice.limiter.RateLimiters;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Every algorithm on a real store with the real clock: callers ask steadily, far above every limit, for a few
+ * seconds; every grant is recorded and checked against the algorithm's own invariant.
+ *
+ * <p>What is known of a grant is the caller's clock just before it asked ({@code sentAt}) and just after the
+ * answer came ({@code answeredAt}); the store decided somewhere in between, on its own clock. The only
+ * tolerance is {@link #CLOCK_TOLERANCE_MILLIS} for the gap between the caller's clock and the deciding node's
+ * (all nodes here share one machine: Hazelcast's cluster time differs from the local clock by the
+ * heartbeats' few milliseconds). A set of grants whose widened intervals all lie inside {@code [s, e]} was
+ * decided inside {@code [s, e]}, so it must fit the algorithm's bound for that interval:
+ * <ul>
+ *   <li>fixed window, sliding counter: {@code limit} per epoch-aligned window touched (for the counter this
+ *       follows from the current count never exceeding the limit);
+ *   <li>segmented sliding window: {@code limit} per {@code segmentsPerWindow} consecutive segments touched;
+ *   <li>sliding log: {@code limit} per window-long interval needed to cover {@code [s, e]};
+ *   <li>token bucket: {@code tokenLimit + tokensPerPeriod * (floor(L / period) + 1)} for length {@code L};
+ *   <li>GCRA: {@code burst + floor(L * rate / period) + 1};
+ *   <li>concurrency: at no instant more than {@code limit} leases certainly held (from a grant's answer to
+ *       its release's request), including leases held longer than their lease duration through renewal.
+ * </ul>
+ * Checking every pair of (earliest sent, latest answered) finds the worst such set. A lower bound (half of
+ * what saturating demand must get) makes a limiter that refuses everything fail too.
+ */
+public final class RealTimeAccuracy {
+    /** The most the deciding node's clock may differ from the caller's. */
+    public static final long CLOCK_TOLERANCE_MILLIS = 20;
+
+    private RealTimeAccuracy() {}
+
+    /** Every algorithm, windows and periods from 50 ms to 2.5 s, most not a whole number of seconds. */
+    public static List<LimitSpec> specs() {
+        return List.of(
+                LimitSpec.fixedWindow(3, Duration.ofMillis(50)),
+                LimitSpec.fixedWindow(5, Duration.ofMillis(130)),
+                LimitSpec.fixedWindow(20, Duration.ofMillis(1_300)),
+                LimitSpec.slidingWindow(8, Duration.ofMillis(400), 4),
+                LimitSpec.slidingLog(6, Duration.ofMillis(220)),
+                LimitSpec.slidingLog(15, Duration.ofMillis(2_500)),
+                LimitSpec.slidingCounter(6, Duration.ofMillis(300)),
+                LimitSpec.tokenBucket(5, 2, Duration.ofMillis(120)),
+                LimitSpec.gcra(3, Duration.ofMillis(100), 4),
+                LimitSpec.concurrency(3, Duration.ofMillis(350)));
+    }
+
+    /** One limiter's run: what it granted, what it may grant at most and at least, and the worst excess. */
+    public record Result(String backend, LimitSpec spec, int granted, int refused, int failed, long allowed,
+            long atLeast, double worstRatio, String violation) {
+        public boolean ok() {
+            return violation == null && failed == 0 && granted >= atLeast;
+        }
+
+        public String problem() {
+            if (violation != null) {
+                return violation;
+            }
+            if (failed > 0) {
+                return failed + " decisions failed";
+            }
+            return granted < atLeast ? "granted " + granted + ", fewer than the " + atLeast + " saturating demand must get"
+                    : null;
+        }
+
+        /** One row of the report. */
+        public String row() {
+            return String.format("| %-28s | %-44s | %7d | %7d | %6.2f | %7d | %s |", backend, describe(spec), granted,
+                    allowed, worstRatio, atLeast, ok() ? "ok" : "FAIL: " + problem());
+        }
+
+        public static String header() {
+            return String.format("| %-28s | %-44s | %7s | %7s | %6s | %7s | %s |%n|%s|%s|%s|%s|%s|%s|%s|", "backend",
+                    "spec", "granted", "allowed", "worst", "atLeast", "result", "-".repeat(30), "-".repeat(46),
+                    "-".repeat(9), "-".repeat(9), "-".repeat(8), "-".repeat(9), "---");
+        }
+    }
+
+    /**
+     * Runs every spec at once on {@code replicas} (callers spread over them) for {@code duration}, with
+     * {@code callersPerSpec} callers each, half of them through {@code acquireAsync}.
+     */
+    public static List<Result> run(String backend, List<RateLimiters> replicas, List<LimitSpec> specs,
+            LimiterOptions options, Duration duration, int callersPerSpec) throws InterruptedException {
+        String run = UUID.randomUUID().toString();
+        List<Recorder> recorders = new ArrayList<>();
+        for (int s = 0; s < specs.size(); s++) {
+            LimitSpec spec = specs.get(s);
+            String name = "realtime-" + spec.algorithm() + "-" + s + "-" + run;
+            List<RateLimiter> limiters = replicas.stream().map(r -> r.limiter(name, spec, options)).toList();
+            recorders.add(new Recorder(spec, limiters));
+        }
+        CountDownLatch start = new CountDownLatch(1);
+        List<Thread> threads = new ArrayList<>();
+        long[] endNanos = new long[1];
+        for (Recorder recorder : recorders) {
+            for (int c = 0; c < callersPerSpec; c++) {
+                int caller = c;
+                Thread t = new Thread(() -> {
+                    try {
+                        start.await();
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                    recorder.ask(caller, endNanos[0]);
+                }, "realtime-" + recorder.spec.algorithm() + "-" + c);
+                t.setDaemon(true);
+                threads.add(t);
+                t.start();
+            }
+        }
+        long begin = System.currentTimeMillis();
+        endNanos[0] = System.nanoTime() + duration.toNanos();
+        start.countDown();
+        for (Thread t : threads) {
+            t.join(TimeUnit.SECONDS.toMillis(60));
+        }
+        long end = System.currentTimeMillis();
+        List<Result> results = new ArrayList<>();
+        for (Recorder r : recorders) {
+            results.add(r.result(backend, begin, end));
+        }
+        return results;
+    }
+
+    /** The grants of one limiter, from all its callers. */
+    private static final class Recorder {
+        final LimitSpec spec;
+        final List<RateLimiter> limiters;
+        /** {sentAt, answeredAt, releaseSentAt (concurrency; Long.MAX_VALUE if never released)}. */
+        final ConcurrentLinkedQueue<long[]> grants = new ConcurrentLinkedQueue<>();
+        final AtomicInteger refused = new AtomicInteger();
+        final AtomicInteger failed = new AtomicInteger();
+        final ConcurrentLinkedQueue<String> failures = new ConcurrentLinkedQueue<>();
+
+        Recorder(LimitSpec spec, List<RateLimiter> limiters) {
+            this.spec = spec;
+            this.limiters = limiters;
+        }
+
+        void ask(int caller, long endNanos) {
+            RateLimiter limiter = limiters.get(caller % limiters.size());
+            boolean async = caller % 2 == 1;
+            ThreadLocalRandom random = ThreadLocalRandom.current();
+            while (System.nanoTime() - endNanos < 0) {
+                long sentAt = System.currentTimeMillis();
+                Lease lease;
+                try {
+                    lease = async ? limiter.acquireAsync(1).get(30, TimeUnit.SECONDS) : limiter.tryAcquire(1);
+                } catch (Exception e) {
+                    failed.incrementAndGet();
+                    failures.add(e.toString());
+                    continue;
+                }
+                long answeredAt = System.currentTimeMillis();
+                if (!lease.isAcquired()) {
+                    refused.incrementAndGet();
+                } else if (spec instanceof LimitSpec.Concurrency c) {
+                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(holdMillis(c, random)));
+                    long releaseAt = System.currentTimeMillis();
+                    lease.close();
+                    grants.add(new long[] {sentAt, answeredAt, releaseAt});
+                } else {
+                    grants.add(new long[] {sentAt, answeredAt});
+                }
+                // About a thousand requests a second per caller: far above every limit, not a busy spin.
+                LockSupport.parkNanos(500_000 + random.nextLong(1_000_000));
+            }
+        }
+
+        /** Mostly short holds, some longer than the lease itself, which only renewal keeps alive. */
+        private static long holdMillis(LimitSpec.Concurrency spec, ThreadLocalRandom random) {
+            int dice = random.nextInt(100);
+            if (dice < 70) {
+                return random.nextLong(30);
+            }
+            if (dice < 95) {
+                return 30 + random.nextLong(120);
+            }
+            return spec.leaseDurationMillis() + 50 + random.nextLong(300);
+        }
+
+        Result result(String backend, long begin, long end) {
+            List<long[]> list = new ArrayList<>(grants);
+            long span = end - begin;
+            long allowed;
+            long atLeast;
+            Check check;
+            if (spec instanceof LimitSpec.Concurrency c) {
+                check = concurrency(list, c.permitLimit());
+                allowed = c.permitLimit();
+                atLeast = 10;
+            } else {
+                check = rate(list, spec);
+                allowed = bound(spec, begin - CLOCK_TOLERANCE_MILLIS, end + CLOCK_TOLERANCE_MILLIS);
+                atLeast = Math.max(1, minimum(spec, span) / 2);
+            }
+            String violation = check.violation;
+            if (violation == null && !failures.isEmpty()) {
+                violation = "failures, e.g. " + failures.peek();
+            }
+            return new Result(backend, spec, list.size(), refused.get(), failed.get(), allowed, atLeast,
+                    check.worstRatio, violation);
+        }
+    }
+
+    private record Check(double worstRatio, String violation) {}
+
+    /** Every (earliest sent, latest answered) pair: the grants certainly decided inside fit the bound. */
+    static Check rate(List<long[]> grants, LimitSpec spec) {
+        long eps = CLOCK_TOLERANCE_MILLIS;
+        grants.sort(Comparator.comparingLong(g -> g[0]));
+        int n = grants.size();
+        double worst = 0;
+        String violation = null;
+        for (int i = 0; i < n; i++) {
+            long s = grants.get(i)[0] - eps;
+            long[] answered = new long[n - i];
+            for (int k = i; k < n; k++) {
+                answered[k - i] = grants.get(k)[1];
+            }
+            Arrays.sort(answered);
+            for (int j = 0; j < answered.length; j++) {
+                if (j + 1 < answered.length && answered[j + 1] == answered[j]) {
+                    continue; // count every grant answered by then
+                }
+                long e = answered[j] + eps;
+                long count = j + 1;
+                long bound = bound(spec, s, e);
+                double ratio = (double) count / bound;
+                if (ratio > worst) {
+                    worst = ratio;
+                }
+                if (count > bound && violation == null) {
+                    violation = count + " grants decided within [" + s + ", " + e + "] (" + (e - s)
+                            + " ms), where at most " + bound + " are allowed";
+                }
+            }
+        }
+        return new Check(worst, violation);
+    }
+
+    /** The most grants the spec allows decided within {@code [s, e]} (store clock). */
+    static long bound(LimitSpec spec, long s, long e) {
+        long length = e - s;
+        if (spec instanceof LimitSpec.FixedWindow f) {
+            return f.permitLimit() * (Math.floorDiv(e, f.windowMillis()) - Math.floorDiv(s, f.windowMillis()) + 1);
+        }
+        if (spec instanceof LimitSpec.SlidingCounter c) {
+            return c.permitLimit() * (Math.floorDiv(e, c.windowMillis()) - Math.floorDiv(s, c.windowMillis()) + 1);
+        }
+        if (spec instanceof LimitSpec.SlidingWindow w) {
+            long segment = w.segmentMillis();
+            long segments = Math.floorDiv(e, segment) - Math.floorDiv(s, segment) + 1;
+            return w.permitLimit() * ceilDiv(segments, w.segmentsPerWindow());
+        }
+        if (spec instanceof LimitSpec.SlidingLog l) {
+            return l.permitLimit() * ceilDiv(length + 1, l.windowMillis());
+        }
+        if (spec instanceof LimitSpec.TokenBucket b) {
+            return b.tokenLimit() + b.tokensPerPeriod() * (length / b.replenishmentPeriodMillis() + 1);
+        }
+        if (spec instanceof LimitSpec.Gcra g) {
+            return g.burst() + length * g.permitsPerPeriod() / g.periodMillis() + 1;
+        }
+        throw new IllegalArgumentException("no rate bound for " + spec);
+    }
+
+    /** What steady demand far above the limit must be granted at least over {@code span} ms. */
+    static long minimum(LimitSpec spec, long span) {
+        if (spec instanceof LimitSpec.FixedWindow f) {
+            return f.permitLimit() * Math.max(0, span / f.windowMillis() - 1);
+        }
+        if (spec instanceof LimitSpec.SlidingCounter c) {
+            return c.permitLimit() * Math.max(0, span / c.windowMillis() - 1);
+        }
+        if (spec instanceof LimitSpec.SlidingWindow w) {
+            return w.permitLimit() * Math.max(0, span / w.windowMillis() - 1);
+        }
+        if (spec instanceof LimitSpec.SlidingLog l) {
+            return l.permitLimit() * Math.max(1, span / l.windowMillis());
+        }
+        if (spec instanceof LimitSpec.TokenBucket b) {
+            return b.tokenLimit() + b.tokensPerPeriod() * Math.max(0, span / b.replenishmentPeriodMillis() - 1);
+        }
+        if (spec instanceof LimitSpec.Gcra g) {
+            return span * g.permitsPerPeriod() / g.periodMillis();
+        }
+        throw new IllegalArgumentException("no minimum for " + spec);
+    }
+
+    /** At no instant more than {@code limit} leases certainly held: from the grant's answer to the release's request. */
+    static Check concurrency(List<long[]> grants, long limit) {
+        long eps = CLOCK_TOLERANCE_MILLIS;
+        List<long[]> events = new ArrayList<>(); // {time, +1 | -1}
+        for (long[] g : grants) {
+            long from = g[1] + eps;
+            long to = g[2] - eps;
+            if (from < to) {
+                events.add(new long[] {from, 1});
+                events.add(new long[] {to, -1});
+            }
+        }
+        // At equal times the release comes first: a lease released at t and one granted at t never overlap.
+        events.sort(Comparator.<long[]>comparingLong(ev -> ev[0]).thenComparingLong(ev -> ev[1]));
+        long held = 0;
+        long worst = 0;
+        String violation = null;
+        for (long[] ev : events) {
+            held += ev[1];
+            if (held > worst) {
+                worst = held;
+            }
+            if (held > limit && violation == null) {
+                violation = held + " leases certainly held at once at " + ev[0] + ", where at most " + limit
+                        + " are allowed";
+            }
+        }
+        return new Check((double) worst / limit, violation);
+    }
+
+    private static long ceilDiv(long a, long b) {
+        return -Math.floorDiv(-a, b);
+    }
+
+    /** A short, readable form of a spec for the report. */
+    static String describe(LimitSpec spec) {
+        if (spec instanceof LimitSpec.FixedWindow f) {
+            return "fixedWindow(" + f.permitLimit() + ", " + f.windowMillis() + " ms)";
+        }
+        if (spec instanceof LimitSpec.SlidingWindow w) {
+            return "slidingWindow(" + w.permitLimit() + ", " + w.windowMillis() + " ms, " + w.segmentsPerWindow() + ")";
+        }
+        if (spec instanceof LimitSpec.SlidingLog l) {
+            return "slidingLog(" + l.permitLimit() + ", " + l.windowMillis() + " ms)";
+        }
+        if (spec instanceof LimitSpec.SlidingCounter c) {
+            return "slidingCounter(" + c.permitLimit() + ", " + c.windowMillis() + " ms)";
+        }
+        if (spec instanceof LimitSpec.TokenBucket b) {
+            return "tokenBucket(" + b.tokenLimit() + ", " + b.tokensPerPeriod() + ", " + b.replenishmentPeriodMillis()
+                    + " ms)";
+        }
+        if (spec instanceof LimitSpec.Gcra g) {
+            return "gcra(" + g.permitsPerPeriod() + " per " + g.periodMillis() + " ms, burst " + g.burst() + ")";
+        }
+        LimitSpec.Concurrency c = (LimitSpec.Concurrency) spec;
+        return "concurrency(" + c.permitLimit() + ", lease " + c.leaseDurationMillis() + " ms)";
+    }
+}
