@@ -31,7 +31,27 @@ public final class Keys {
     }
 
     /**
-     * Escapes a partition id so it stays one key segment: {@code %} and {@code /} become {@code %25} and
+     * The store key of a limiter: {@code <prefix>/<name>}, each segment escaped ({@link #escapePartition}).
+     * Escaped segments hold no {@code /}, so a limiter's key has exactly two segments and a partition's
+     * ({@link #partitionKey}) exactly three: {@code limiter("login/global")} and partition {@code global} of
+     * {@code partitioned("login")} never share a key, whatever the names.
+     */
+    public static String limiterKey(String prefix, String name) {
+        return escapePartition(prefix) + "/" + escapePartition(name);
+    }
+
+    /** The store key of one partition of a partitioned limiter: {@code <prefix>/<policy>/<partition>}, each escaped. */
+    public static String partitionKey(String prefix, String policy, String partition) {
+        return partitionKeyBase(prefix, policy) + escapePartition(partition);
+    }
+
+    /** {@link #partitionKey} without the partition: {@code <prefix>/<policy>/}, each escaped. */
+    public static String partitionKeyBase(String prefix, String policy) {
+        return escapePartition(prefix) + "/" + escapePartition(policy) + "/";
+    }
+
+    /**
+     * Escapes a partition id (or any key segment) so it stays one key segment: {@code %} and {@code /} become {@code %25} and
      * {@code %2F}, so {@code policy/a} with partition {@code b} never equals another policy's key.
      */
     public static String escapePartition(String partition) {

@@ -36,6 +36,41 @@ final class KeysTest {
         assertNotEquals(genuine, forged);
     }
 
+    /** Regression: limiter names may hold '/', so limiter("login/global") and partition "global" of "login" shared a key. */
+    @Test
+    void limiterKey_nameWithSlash_neverEqualsAPartitionKey() {
+        assertNotEquals(Keys.limiterKey("sluice", "login/global"), Keys.partitionKey("sluice", "login", "global"));
+        assertEquals("sluice/login%2Fglobal", Keys.limiterKey("sluice", "login/global"));
+        assertEquals("sluice/login/global", Keys.partitionKey("sluice", "login", "global"));
+        assertNotEquals(Keys.partitionKey("a/b", "c", "d"), Keys.partitionKey("a", "b/c", "d"), "prefixes are escaped too");
+    }
+
+    /** Every limiter key has two segments and every partition key three, so the two kinds can never meet. */
+    @Test
+    void limiterKeyAndPartitionKey_randomNames_neverCollide() {
+        Random rnd = new Random(11);
+        char[] alphabet = {'a', '/', '%', '2', 'F'};
+        Map<String, String> seen = new HashMap<>();
+        for (int i = 0; i < 30_000; i++) {
+            String a = random(rnd, alphabet);
+            String b = random(rnd, alphabet);
+            String limiter = Keys.limiterKey("p", a + "/" + b);
+            String partition = Keys.partitionKey("p", a, b);
+            for (String[] key : new String[][] {{limiter, "limiter " + a + "/" + b}, {partition, "partition " + a + " " + b}}) {
+                String previous = seen.putIfAbsent(key[0], key[1]);
+                assertTrue(previous == null || previous.equals(key[1]), previous + " and " + key[1] + " share " + key[0]);
+            }
+        }
+    }
+
+    private static String random(Random rnd, char[] alphabet) {
+        StringBuilder sb = new StringBuilder();
+        for (int j = 1 + rnd.nextInt(5); j > 0; j--) {
+            sb.append(alphabet[rnd.nextInt(alphabet.length)]);
+        }
+        return sb.toString();
+    }
+
     @Test
     void escapePartition_randomPartitions_isInjectiveAndSlashFree() {
         Random rnd = new Random(5);

@@ -60,7 +60,7 @@ abstract class JCacheContractSuite extends ContractSuite {
     @MethodSource("specs5")
     void staleState_pastItsLifetime_readsAsAbsentWhileStillStored(LimitSpec spec) {
         RateLimiter limiter = limiter(backend().limiters(), unique("stale"), spec);
-        String key = backend().limiters().keyPrefix() + "/" + limiter.name();
+        String key = limiter.key();
         assertTrue(limiter.tryAcquire(5).isAcquired());
         assertFalse(limiter.tryAcquire(1).isAcquired());
         backend().clock().advance(JCacheRateLimiters.maxStateLifetime(spec));

@@ -51,7 +51,7 @@ final class DefaultRateLimiters implements RateLimiters {
         Objects.requireNonNull(options, "options");
         checkOpen();
         checkRenewal(spec, options);
-        DefaultRateLimiter limiter = new DefaultRateLimiter(this, name, keyPrefix + "/" + name, spec, options,
+        DefaultRateLimiter limiter = new DefaultRateLimiter(this, name, Keys.limiterKey(keyPrefix, name), spec, options,
                 new Stats(name, options.listeners()), null);
         created.add(limiter);
         return limiter;
@@ -66,7 +66,7 @@ final class DefaultRateLimiters implements RateLimiters {
         Objects.requireNonNull(partitionId, "partitionId");
         checkOpen();
         checkRenewal(spec, options);
-        PartitionedLimiter<P> limiter = new PartitionedLimiter<>(this, policy, keyPrefix + "/" + policy + "/", spec,
+        PartitionedLimiter<P> limiter = new PartitionedLimiter<>(this, policy, Keys.partitionKeyBase(keyPrefix, policy), spec,
                 options, partitionId);
         created.add(limiter);
         return limiter;

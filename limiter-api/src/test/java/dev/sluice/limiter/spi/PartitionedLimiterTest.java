@@ -24,6 +24,17 @@ final class PartitionedLimiterTest {
         limiters.close();
     }
 
+    /** Regression: a limiter named "login/global" and partition "global" of "login" shared one budget. */
+    @Test
+    void limiterNamedLikeAPartition_hasItsOwnBudget() {
+        LimitSpec one = LimitSpec.fixedWindow(1, Duration.ofMinutes(1));
+        var global = limiters.limiter("login/global", one, LimiterOptions.defaults());
+        PartitionedRateLimiter<String> login = limiters.partitioned("login", one, LimiterOptions.defaults());
+        assertNotEquals(global.key(), login.keyOf("global"));
+        assertTrue(global.tryAcquire(1).isAcquired());
+        assertTrue(login.tryAcquire("global", 1).isAcquired(), "separate budgets");
+    }
+
     @Test
     void keyOf_partitionCannotForgeAnotherPolicysKey() {
         PartitionedRateLimiter<String> a = limiters.partitioned("a", LimitSpec.fixedWindow(1, Duration.ofMinutes(1)),
