@@ -13,6 +13,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * State in a map; each step runs inside {@code compute}, so it is atomic per key. Expired entries are
  * swept incrementally: every {@value #SWEEP_EVERY} writes, entries whose time to live has passed are
  * removed. Reading an expired entry is harmless anyway: the step treats it as absent.
+ *
+ * <p>A sweep at time {@code S} decides for every key it removes that its state is stale, as a step at
+ * {@code S} would have. If the clock then stepped back, a removed key would read as absent at a time
+ * when its state still mattered (a closed window reopened, a fencing token lower than one already
+ * issued), where a kept state would have carried its own latest time. So the store never decides at a
+ * time earlier than its last sweep: time never runs backwards for a swept key either.
  */
 final class LocalDecisionStore implements DecisionStore {
     static final int SWEEP_EVERY = 4096;
@@ -20,6 +26,8 @@ final class LocalDecisionStore implements DecisionStore {
     private final InstantSource clock;
     private final ConcurrentHashMap<String, long[]> states = new ConcurrentHashMap<>();
     private final AtomicLong writes = new AtomicLong();
+    /** The time of the last sweep; no decision runs earlier (see the class comment). */
+    private final AtomicLong sweptAt = new AtomicLong(Long.MIN_VALUE);
 
     LocalDecisionStore(InstantSource clock) {
         this.clock = clock;
@@ -28,7 +36,7 @@ final class LocalDecisionStore implements DecisionStore {
     Verdict run(StepRequest request) {
         Verdict[] out = new Verdict[1];
         states.compute(request.key(), (key, state) -> {
-            Verdict v = request.apply(state, clock.millis());
+            Verdict v = request.apply(state, now());
             out[0] = v;
             if (!v.stateChanged(state)) {
                 return state;
@@ -43,8 +51,13 @@ final class LocalDecisionStore implements DecisionStore {
 
     /** Removes every entry whose state no longer matters. */
     void sweep() {
-        long now = clock.millis();
+        // Raised before removing, so no step can run earlier than what it might find removed; never lowered.
+        long now = sweptAt.accumulateAndGet(clock.millis(), Math::max);
         states.entrySet().removeIf(e -> Algorithms.expiresAt(e.getValue()) <= now);
+    }
+
+    private long now() {
+        return Math.max(clock.millis(), sweptAt.get());
     }
 
     /** The stored state of a key, or null (for tests). */

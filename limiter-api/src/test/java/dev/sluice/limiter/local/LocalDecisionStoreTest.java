@@ -1,6 +1,7 @@
 package dev.sluice.limiter.local;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sluice.limiter.Durability;
@@ -8,6 +9,7 @@ import dev.sluice.limiter.LimitSpec;
 import dev.sluice.limiter.spi.Op;
 import dev.sluice.limiter.spi.StepRequest;
 import java.time.Duration;
+import java.time.Instant;
 import org.junit.jupiter.api.Test;
 
 final class LocalDecisionStoreTest {
@@ -42,6 +44,40 @@ final class LocalDecisionStoreTest {
             clock.advance(Duration.ofMillis(1));
         }
         assertTrue(store.size() <= LocalDecisionStore.SWEEP_EVERY + 10, "held " + store.size());
+    }
+
+    /**
+     * Regression: a sweep removed state that had expired by the clock's time, then the clock stepped back; the key
+     * read as absent at a time when its state was still live, and a concurrency lease's fencing token went down.
+     * After a sweep at {@code S} the store decides as if its time were at least {@code S}: as a step at {@code S}
+     * would have found the state stale, so does every later one.
+     */
+    @Test
+    void sweep_thenClockStepsBack_timeNeverRunsBackwardsForSweptKeys() {
+        LimitSpec spec = LimitSpec.concurrency(1, Duration.ofSeconds(1));
+        clock.advance(Duration.ofSeconds(10));
+        long first = store.run(acquire("lease", spec)).token();
+        clock.advance(Duration.ofSeconds(10));
+        store.sweep();
+        assertEquals(0, store.size(), "the expired lease was swept");
+        clock.set(clock.instant().minus(Duration.ofSeconds(15)));
+        long next = store.run(acquire("lease", spec)).token();
+        assertTrue(next > first, "fencing tokens increase across a sweep and a clock step back: " + first + " then " + next);
+    }
+
+    /** The same rule for a window: a window swept at 61 s is not reopened when the clock steps back to 30 s. */
+    @Test
+    void sweep_thenClockStepsBack_sweptWindowIsNotGrantedTwice() {
+        ManualClock epoch = new ManualClock(Instant.EPOCH);
+        LocalDecisionStore local = new LocalDecisionStore(epoch);
+        LimitSpec window = LimitSpec.fixedWindow(1, Duration.ofMinutes(1));
+        assertTrue(local.run(acquire("window", window)).granted());
+        epoch.set(Instant.ofEpochMilli(61_000));
+        local.sweep();
+        epoch.set(Instant.ofEpochMilli(30_000));
+        assertTrue(local.run(acquire("window", window)).granted(), "decided as at 61 s: the window of 60 s");
+        epoch.set(Instant.ofEpochMilli(61_000));
+        assertFalse(local.run(acquire("window", window)).granted(), "the window of 60 s, once the clock caught up");
     }
 
     @Test
