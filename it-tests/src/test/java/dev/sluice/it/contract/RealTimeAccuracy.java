@@ -100,10 +100,21 @@ public final class RealTimeAccuracy {
     public static List<Result> run(String backend, List<RateLimiters> replicas, List<LimitSpec> specs,
             LimiterOptions options, Duration duration, int callersPerSpec) throws InterruptedException {
         String run = UUID.randomUUID().toString();
+        List<String> names = new ArrayList<>();
+        for (int s = 0; s < specs.size(); s++) {
+            names.add("realtime-" + specs.get(s).algorithm() + "-" + s + "-" + run);
+        }
+        return run(backend, replicas, specs, names, options, duration, callersPerSpec);
+    }
+
+    /** {@link #run}, with the limiters' names given (one per spec): to place keys on chosen members. */
+    public static List<Result> run(String backend, List<RateLimiters> replicas, List<LimitSpec> specs,
+            List<String> names, LimiterOptions options, Duration duration, int callersPerSpec)
+            throws InterruptedException {
         List<Recorder> recorders = new ArrayList<>();
         for (int s = 0; s < specs.size(); s++) {
             LimitSpec spec = specs.get(s);
-            String name = "realtime-" + spec.algorithm() + "-" + s + "-" + run;
+            String name = names.get(s);
             List<RateLimiter> limiters = replicas.stream().map(r -> r.limiter(name, spec, options)).toList();
             recorders.add(new Recorder(spec, limiters));
         }

@@ -1,12 +1,15 @@
 package dev.sluice.it.faults;
 
+import static org.junit.jupiter.api.Assertions.assertAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.hazelcast.core.HazelcastInstance;
 import dev.sluice.hazelcast.HazelcastRateLimiters;
+import dev.sluice.it.contract.RealTimeAccuracy;
 import dev.sluice.limiter.DecisionUnavailableException;
 import dev.sluice.limiter.FailureMode;
+import dev.sluice.limiter.Keys;
 import dev.sluice.limiter.Lease;
 import dev.sluice.limiter.LimitSpec;
 import dev.sluice.limiter.LimiterOptions;
@@ -16,6 +19,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -174,6 +178,58 @@ final class FaultOwnerKilledTest {
                 Lease probe = limiters[0][k].tryAcquire(0);
                 assertEquals(0, probe.remaining(), "key " + k + ": demand exceeded the limit, the budget is spent");
             }
+            factories.forEach(RateLimiters::close);
+        }
+    }
+
+    /**
+     * Scenario 1 on the real clock with 1-second windows: three member JVMs, two clients, every rate algorithm
+     * on keys owned by one member, 8 callers each for 8 s; 3 s in, that owner is killed with SIGKILL. Every
+     * grant is checked against its algorithm's invariant ({@link RealTimeAccuracy}): at most N per window
+     * across the kill, so neither the promotion of the backups nor a retried step admits more. Failures follow
+     * {@code DENY} (a degraded refusal), so the stall while the cluster repartitions shows as refusals, and the
+     * lower bound (half of what saturating demand must get) still holds over the whole run.
+     */
+    @Test
+    void ownerKilledUnderLoad_oneSecondWindows_neverAdmitMoreThanTheirLimitPerWindow() throws Exception {
+        try (FaultCluster cluster = FaultCluster.start("faults-owner-killed-realtime", 7401, 3)) {
+            Duration timeout = Duration.ofSeconds(5);
+            List<HazelcastInstance> clients = List.of(cluster.client(timeout), cluster.client(timeout));
+            clients.forEach(c -> FaultCluster.awaitMembers(c, 3, Duration.ofSeconds(30)));
+            List<RateLimiters> factories = clients.stream().map(HazelcastRateLimiters::create).toList();
+            clients.forEach(FaultCluster::warmUp);
+            List<LimitSpec> specs = List.of(
+                    LimitSpec.fixedWindow(20, Duration.ofSeconds(1)),
+                    LimitSpec.slidingWindow(20, Duration.ofSeconds(1), 4),
+                    LimitSpec.slidingLog(20, Duration.ofSeconds(1)),
+                    LimitSpec.slidingCounter(20, Duration.ofSeconds(1)),
+                    LimitSpec.tokenBucket(20, 5, Duration.ofMillis(250)),
+                    LimitSpec.gcra(20, Duration.ofSeconds(1), 5));
+            int victim = 1;
+            List<String> names = new ArrayList<>();
+            for (int i = 0; names.size() < specs.size(); i++) {
+                String name = "owner-killed-realtime-" + i;
+                if (cluster.ownerOf(clients.get(0), Keys.limiterKey(factories.get(0).keyPrefix(), name)) == victim) {
+                    names.add(name);
+                }
+            }
+            LimiterOptions options = LimiterOptions.builder().failureMode(FailureMode.DENY)
+                    .decisionTimeout(Duration.ofSeconds(5)).maxRetries(10).build();
+            CompletableFuture<List<RealTimeAccuracy.Result>> run = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return RealTimeAccuracy.run("faults-owner-killed", factories, specs, names, options,
+                            Duration.ofSeconds(8), 8);
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+            }, r -> new Thread(r, "realtime-run").start());
+            MemberProcess.sleep(3_000);
+            cluster.kill(victim);
+            List<RealTimeAccuracy.Result> results = run.get(2, TimeUnit.MINUTES);
+            StringBuilder report = new StringBuilder(RealTimeAccuracy.Result.header());
+            results.forEach(r -> report.append('\n').append(r.row()));
+            System.out.println("[faults] scenario 1, real clock, owner of every key killed 3 s in:\n" + report);
+            assertAll(results.stream().map(r -> () -> assertTrue(r.ok(), r.row())));
             factories.forEach(RateLimiters::close);
         }
     }
