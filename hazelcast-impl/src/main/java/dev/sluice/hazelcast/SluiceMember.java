@@ -15,7 +15,7 @@ import java.util.Locale;
 /**
  * Starts a Hazelcast member with Sluice configured, for client-server deployments:
  * <pre>{@code
- * java -cp hazelcast-5.7.0.jar:limiter-api.jar:hazelcast-impl.jar dev.sluice.hazelcast.SluiceMember [hazelcast.yaml]
+ * java -jar hazelcast-impl/target/sluice-member-<version>.jar [hazelcast.yaml]
  * }</pre>
  *
  * <p>With a Hazelcast YAML or XML config file (the first argument, or the system property
