@@ -40,9 +40,27 @@ public final class Keys {
         return escapePartition(prefix) + "/" + escapePartition(name);
     }
 
-    /** The store key of one partition of a partitioned limiter: {@code <prefix>/<policy>/<partition>}, each escaped. */
+    /**
+     * The store key of one partition of a partitioned limiter: {@code <prefix>/<policy>/<partition>}, each
+     * escaped; a partition id longer than {@value #MAX_PARTITION_ID_LENGTH} characters is stored as its hash
+     * ({@link #partitionSegment}).
+     */
     public static String partitionKey(String prefix, String policy, String partition) {
-        return partitionKeyBase(prefix, policy) + escapePartition(partition);
+        return partitionKeyBase(prefix, policy) + partitionSegment(partition);
+    }
+
+    /** Partition ids up to this length are stored escaped as they are; longer ones as their SHA-256. */
+    public static final int MAX_PARTITION_ID_LENGTH = 256;
+
+    /**
+     * A partition id as the last key segment: escaped ({@link #escapePartition}), or, when longer than
+     * {@value #MAX_PARTITION_ID_LENGTH} characters, {@code %h} followed by its {@link #sha256}, so a key
+     * stays small whatever a caller passes. No escaped id starts with {@code %h} (an escaped {@code %} is
+     * always followed by {@code 25} or {@code 2F}), so a hashed id never meets a plain one.
+     */
+    public static String partitionSegment(String partition) {
+        Objects.requireNonNull(partition, "partition");
+        return partition.length() > MAX_PARTITION_ID_LENGTH ? "%h" + sha256(partition) : escapePartition(partition);
     }
 
     /** {@link #partitionKey} without the partition: {@code <prefix>/<policy>/}, each escaped. */

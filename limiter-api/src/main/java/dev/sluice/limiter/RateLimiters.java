@@ -23,7 +23,15 @@ public interface RateLimiters extends AutoCloseable {
         return limiter(name, spec, LimiterOptions.defaults());
     }
 
-    /** A limiter per string partition of {@code policy}. */
+    /** A limiter per string partition of {@code policy}, with {@link LimiterOptions#defaults()}. */
+    default PartitionedRateLimiter<String> partitioned(String policy, LimitSpec spec) {
+        return partitioned(policy, spec, LimiterOptions.defaults());
+    }
+
+    /**
+     * A limiter per string partition of {@code policy}, each stored under {@code <prefix>/<policy>/<partition>}
+     * (see {@link Keys#partitionKey}).
+     */
     default PartitionedRateLimiter<String> partitioned(String policy, LimitSpec spec, LimiterOptions options) {
         return partitioned(policy, spec, options, Function.identity());
     }

@@ -45,6 +45,18 @@ final class KeysTest {
         assertNotEquals(Keys.partitionKey("a/b", "c", "d"), Keys.partitionKey("a", "b/c", "d"), "prefixes are escaped too");
     }
 
+    /** A 10 MB partition id was stored as it was; now a long id is stored as its hash, which no short id can equal. */
+    @Test
+    void partitionSegment_longId_isHashedToABoundedLengthAndNeverMeetsAShortOne() {
+        String huge = "x".repeat(10_000_000);
+        String segment = Keys.partitionSegment(huge);
+        assertEquals("%h" + Keys.sha256(huge), segment);
+        assertEquals(66, segment.length());
+        String atLimit = "y".repeat(Keys.MAX_PARTITION_ID_LENGTH);
+        assertSame(atLimit, Keys.partitionSegment(atLimit), "up to the limit an id is kept as it is");
+        assertNotEquals(segment, Keys.partitionSegment(segment), "a caller passing the hashed form gets another key");
+    }
+
     /** Every limiter key has two segments and every partition key three, so the two kinds can never meet. */
     @Test
     void limiterKeyAndPartitionKey_randomNames_neverCollide() {

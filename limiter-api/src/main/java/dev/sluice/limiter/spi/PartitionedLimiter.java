@@ -53,7 +53,7 @@ final class PartitionedLimiter<P> implements PartitionedRateLimiter<P> {
     public String keyOf(P partition) {
         Objects.requireNonNull(partition, "partition");
         String id = Objects.requireNonNull(partitionId.apply(partition), "partition id");
-        return keyBase + Keys.escapePartition(id);
+        return keyBase + Keys.partitionSegment(id);
     }
 
     /** The limiter for a partition: the busy one if there is one, else a fresh one that is kept only if it gets busy. */
