@@ -10,7 +10,11 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import dev.sluice.limiter.LimitSpec;
+import java.time.Duration;
 import javax.cache.Cache;
+import javax.cache.configuration.CompleteConfiguration;
+import javax.cache.expiry.ExpiryPolicy;
 import javax.cache.processor.EntryProcessorException;
 
 /**
@@ -55,6 +59,49 @@ final class JCacheDecisionStore implements DecisionStore {
             throw e;
         }
         return StepProcessor.verdictOf(words);
+    }
+
+    /**
+     * Refuses a spec whose state outlives the cache's expiry: the entry would vanish under a state that
+     * still matters and the budget would start over (a {@code slidingLog(3, 10 s)} on a cache of 1 s granted
+     * 18 in 6 s). What an entry lives after a write is the policy's expiry for update, or for creation when
+     * it leaves updates alone. A cache whose configuration cannot be read, or whose provider expires
+     * entries by its own settings, is accepted: the README says to size such caches.
+     */
+    @Override
+    public void checkSpec(LimitSpec spec) {
+        Duration needed = JCacheRateLimiters.maxStateLifetime(spec);
+        Duration lifetime = entryLifetime(cache);
+        if (lifetime != null && lifetime.compareTo(needed) < 0) {
+            throw new IllegalArgumentException("cache '" + cache.getName() + "' expires entries " + lifetime.toMillis()
+                    + " ms after a write, but the state of " + spec + " matters for up to " + needed.toMillis()
+                    + " ms, so its budget would start over early; create the cache with an expiry of at least "
+                    + needed.toMillis() + " ms (JCacheRateLimiters.createCache(manager, name,"
+                    + " JCacheRateLimiters.maxStateLifetime(spec, ...)))");
+        }
+    }
+
+    /** How long an entry lives after a write, or null when unbounded or unknown. */
+    static Duration entryLifetime(Cache<?, ?> cache) {
+        ExpiryPolicy policy;
+        try {
+            @SuppressWarnings("unchecked")
+            CompleteConfiguration<Object, Object> config = cache.getConfiguration(CompleteConfiguration.class);
+            policy = config.getExpiryPolicyFactory() == null ? null : config.getExpiryPolicyFactory().create();
+        } catch (RuntimeException e) {
+            return null;
+        }
+        if (policy == null) {
+            return null;
+        }
+        javax.cache.expiry.Duration d = policy.getExpiryForUpdate();
+        if (d == null) {
+            d = policy.getExpiryForCreation();
+        }
+        if (d == null || d.isEternal()) {
+            return null;
+        }
+        return Duration.ofMillis(d.getTimeUnit().toMillis(d.getDurationAmount()));
     }
 
     @Override

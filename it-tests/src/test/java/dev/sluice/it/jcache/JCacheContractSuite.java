@@ -85,7 +85,7 @@ abstract class JCacheContractSuite extends ContractSuite {
      */
     @Test
     void throughput_printsDecisionsPerSecond() throws Exception {
-        LimitSpec spec = LimitSpec.tokenBucket(LimitSpec.MAX_LIMIT, 1, Duration.ofSeconds(1));
+        LimitSpec spec = LimitSpec.tokenBucket(LimitSpec.MAX_LIMIT, LimitSpec.MAX_LIMIT, Duration.ofSeconds(1));
         LimiterOptions options = LimiterOptions.builder().decisionTimeout(Duration.ofSeconds(10)).build();
         StringBuilder report = new StringBuilder();
         for (boolean callerRuns : new boolean[] {true, false}) {

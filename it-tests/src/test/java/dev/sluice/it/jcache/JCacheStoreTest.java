@@ -116,6 +116,32 @@ final class JCacheStoreTest {
         }
     }
 
+    /**
+     * Regression: a cache made for {@code fixedWindow(10, 1 s)} silently took a {@code slidingLog(3, 10 s)}, whose
+     * state then expired under it (18 granted in 6 s, limit 3). Creating such a limiter now fails, on every
+     * provider, naming both durations.
+     */
+    @Test
+    void limiter_specOutlivesTheCachesExpiry_failsAtCreationNamingBothDurations() {
+        for (String provider : new String[] {JCacheCaffeineContractTest.PROVIDER, JCacheEhcacheContractTest.PROVIDER}) {
+            CacheManager m = Caching.getCachingProvider(provider).getCacheManager();
+            String name = "sluice-short-" + UUID.randomUUID();
+            Cache<String, long[]> small = JCacheRateLimiters.createCache(m, name,
+                    JCacheRateLimiters.maxStateLifetime(LimitSpec.fixedWindow(10, Duration.ofSeconds(1))));
+            try (RateLimiters limiters = JCacheRateLimiters.builder(small).selfTest(false).build()) {
+                IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                        () -> limiters.limiter("long", LimitSpec.slidingLog(3, Duration.ofSeconds(10))));
+                assertTrue(e.getMessage().contains("1000 ms") && e.getMessage().contains("10000 ms"), e.getMessage());
+                assertThrows(IllegalArgumentException.class,
+                        () -> limiters.partitioned("long", LimitSpec.slidingLog(3, Duration.ofSeconds(10))));
+                assertTrue(limiters.limiter("fits", LimitSpec.fixedWindow(10, Duration.ofSeconds(1))).tryAcquire(1)
+                        .isAcquired(), "a spec within the cache's expiry is accepted");
+            } finally {
+                m.destroyCache(name);
+            }
+        }
+    }
+
     @Test
     void configuration_nonPositiveLifetime_throws() {
         assertThrows(IllegalArgumentException.class, () -> JCacheRateLimiters.configuration(Duration.ZERO));

@@ -55,6 +55,14 @@ public interface DecisionStore extends AutoCloseable {
         return null;
     }
 
+    /**
+     * Checks, when a limiter is created, that this store can keep {@code spec}'s state as long as it matters;
+     * the default accepts every spec.
+     *
+     * @throws IllegalArgumentException naming the spec, what the store allows and how to fix it
+     */
+    default void checkSpec(dev.sluice.limiter.LimitSpec spec) {}
+
     /** Releases what the store itself owns (never the user's cluster or cache). */
     @Override
     default void close() {}

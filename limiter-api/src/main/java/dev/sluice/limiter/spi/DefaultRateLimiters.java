@@ -51,6 +51,7 @@ final class DefaultRateLimiters implements RateLimiters {
         Objects.requireNonNull(options, "options");
         checkOpen();
         checkRenewal(spec, options);
+        store.checkSpec(spec);
         DefaultRateLimiter limiter = new DefaultRateLimiter(this, name, Keys.limiterKey(keyPrefix, name), spec, options,
                 new Stats(name, options.listeners()), null);
         created.add(limiter);
@@ -66,6 +67,7 @@ final class DefaultRateLimiters implements RateLimiters {
         Objects.requireNonNull(partitionId, "partitionId");
         checkOpen();
         checkRenewal(spec, options);
+        store.checkSpec(spec);
         PartitionedLimiter<P> limiter = new PartitionedLimiter<>(this, policy, Keys.partitionKeyBase(keyPrefix, policy), spec,
                 options, partitionId);
         created.add(limiter);
