@@ -1,12 +1,19 @@
 package dev.sluice.hazelcast;
 
+import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.core.HazelcastInstanceAware;
+import com.hazelcast.internal.util.Clock;
+import com.hazelcast.logging.Logger;
 import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
 import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
-import com.hazelcast.spi.merge.SplitBrainMergePolicy;
+import com.hazelcast.spi.impl.merge.MapMergingEntryImpl;
 import com.hazelcast.spi.merge.MergingValue;
+import com.hazelcast.spi.merge.SplitBrainMergePolicy;
+import dev.sluice.limiter.spi.Algorithms;
 import dev.sluice.limiter.spi.StateMerge;
 import java.io.IOException;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Split-brain merge policy for Sluice's maps: when a split cluster heals, each key keeps the state with
@@ -21,27 +28,56 @@ import java.io.IOException;
  * configure Hazelcast split-brain protection on the maps; its
  * {@code SplitBrainProtectionException} then follows the limiter's failure mode.
  *
+ * <p>Expiry: whichever value is kept, the merged entry lives at least until the merged state's own expiry
+ * time: it gets the state's time left plus one second (the processors' rule: Hazelcast keeps expiry in
+ * whole seconds, rounded down).
+ * Hazelcast would otherwise give it the expiry of the entry merged in: after {@code merge} returns it
+ * copies the merging entry's expiration onto the record, even when the existing value is kept
+ * ({@code DefaultRecordStore.merge}, {@code MergeOpSteps}), and an entry that dies before its state
+ * forgets the permits in it (measured: one lease per side of {@code concurrency(2, 20 s)}, the merged
+ * entry died 5.1 s before its leases and a third permit was granted). So the policy sets that expiration
+ * on the merging entry before returning; the merge's backup copies the primary's. The public merge types
+ * only have getters, so this uses Hazelcast's internal {@code MapMergingEntryImpl}, which Hazelcast 5.7
+ * passes for maps; any other merging value (another structure, another Hazelcast version) is merged the
+ * same way but keeps Hazelcast's expiry, with one warning in the member's log.
+ *
  * <p>{@link SluiceHazelcast#configure(com.hazelcast.config.Config)} sets this policy on Sluice's maps.
- * It needs only the values, so the maps need no per-entry statistics. The merged entry keeps the expiry of the entry it replaces; the state's own expiry time still decides
- * when it stops mattering.
+ * It needs only the values, so the maps need no per-entry statistics.
  */
 public final class SluiceMergePolicy
-        implements SplitBrainMergePolicy<Object, MergingValue<Object>, Object>, IdentifiedDataSerializable {
+        implements SplitBrainMergePolicy<Object, MergingValue<Object>, Object>, IdentifiedDataSerializable,
+        HazelcastInstanceAware {
+    /**
+     * Added to a merged entry's time to live: Hazelcast keeps expiry in whole seconds, rounded down, and the
+     * entry must not die before its state (the processors' rule).
+     */
+    static final long EXPIRY_ROUNDING_MILLIS = 1_000;
+    private static final AtomicBoolean WARNED = new AtomicBoolean();
+
+    /** Injected by Hazelcast before each merge; the state's times are this member's cluster time. */
+    private transient volatile HazelcastInstance instance;
 
     /** Public for declarative configs, which name the policy by its class. */
     public SluiceMergePolicy() {}
 
     @Override
+    public void setHazelcastInstance(HazelcastInstance hazelcastInstance) {
+        this.instance = hazelcastInstance;
+    }
+
+    @Override
     public Object merge(MergingValue<Object> mergingValue, MergingValue<Object> existingValue) {
+        long[] merging = asState(mergingValue.getDeserializedValue());
         if (existingValue == null) {
+            coverExpiry(mergingValue, merging);
             return mergingValue.getRawValue();
         }
-        long[] merging = asState(mergingValue.getDeserializedValue());
         long[] existing = asState(existingValue.getDeserializedValue());
         if (merging == null && existing == null) {
-            return existingValue.getRawValue(); // not Sluice state: leave the entry alone
+            return existingValue.getRawValue(); // not Sluice state: keep the value, Hazelcast's expiry rule
         }
         long[] merged = StateMerge.merge(existing, merging);
+        coverExpiry(mergingValue, merged);
         if (merged == existing) {
             return existingValue.getRawValue();
         }
@@ -53,6 +89,40 @@ public final class SluiceMergePolicy
 
     private static long[] asState(Object value) {
         return value instanceof long[] state ? state : null;
+    }
+
+    /**
+     * Makes the merged record expire no earlier than {@code state}: Hazelcast reads the record's expiry
+     * from the merging entry right after {@code merge} returns, and stores a positive expiration time as
+     * given. A state that has already expired gets only the rounding second: it reads as absent anyway.
+     */
+    private void coverExpiry(MergingValue<Object> mergingValue, long[] state) {
+        if (Algorithms.algorithmIdOf(state) < 0) {
+            return;
+        }
+        long left = Math.max(0, Algorithms.expiresAt(state) - StepProcessor.now(instance));
+        long ttlMillis = Math.min(left, Long.MAX_VALUE / 4) + EXPIRY_ROUNDING_MILLIS;
+        if (!setExpiry(mergingValue, ttlMillis) && WARNED.compareAndSet(false, true)) {
+            Logger.getLogger(SluiceMergePolicy.class).warning("Sluice cannot set the expiry of entries merged"
+                    + " after a split brain: the merging value is a " + mergingValue.getClass().getName()
+                    + ", not Hazelcast's MapMergingEntryImpl, so a merged entry keeps the expiry of the entry merged"
+                    + " in and may vanish up to that much before its state (here " + ttlMillis + " ms from now"
+                    + " was needed), forgetting the permits it holds. Logged once.");
+        }
+    }
+
+    /** Hazelcast's expiry clock ({@code AbstractRecordStore.getNow}) is {@link Clock}, not cluster time. */
+    private static boolean setExpiry(MergingValue<Object> mergingValue, long ttlMillis) {
+        try {
+            if (mergingValue instanceof MapMergingEntryImpl<?, ?> entry) {
+                entry.setTtl(ttlMillis);
+                entry.setExpirationTime(Clock.currentTimeMillis() + ttlMillis);
+                return true;
+            }
+        } catch (LinkageError e) {
+            // A Hazelcast without this internal class or its setters: the merge goes on without it.
+        }
+        return false;
     }
 
     @Override

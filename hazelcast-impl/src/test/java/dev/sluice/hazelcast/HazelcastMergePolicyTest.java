@@ -1,5 +1,6 @@
 package dev.sluice.hazelcast;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -9,6 +10,7 @@ import com.hazelcast.spi.merge.MergingValue;
 import dev.sluice.limiter.LimitSpec;
 import dev.sluice.limiter.spi.Algorithms;
 import dev.sluice.limiter.spi.Op;
+import dev.sluice.limiter.spi.StateMerge;
 import dev.sluice.limiter.spi.Verdict;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -147,6 +149,19 @@ final class HazelcastMergePolicyTest {
         assertSame(a, policy.merge(value(a), null));
         assertSame(a, merge(a, new long[] {1, 2}));
         assertSame(a, merge(new long[] {1, 2}, a));
+    }
+
+    /**
+     * The expiry of a merged entry can only be set on Hazelcast's own map merging entry; any other merging
+     * value (here a plain {@link MergingValue}) is merged the same way, without failing.
+     */
+    @Test
+    void merge_mergingValueOfAnotherClass_mergesTheStatesWithoutSettingExpiry() {
+        LimitSpec spec = LimitSpec.concurrency(2, Duration.ofSeconds(20));
+        long[] a = take(spec, null, T0, 1);
+        long[] b = take(spec, null, T0 + 5_000, 1);
+        assertArrayEquals(StateMerge.merge(b, a), merge(a, b));
+        assertSame(a, policy.merge(value(a), null));
     }
 
     @Test

@@ -1,16 +1,19 @@
 package dev.sluice.it.faults;
 
+import static org.junit.jupiter.api.Assertions.assertAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.map.IMap;
 import dev.sluice.hazelcast.HazelcastRateLimiters;
 import dev.sluice.limiter.Lease;
 import dev.sluice.limiter.LimitSpec;
 import dev.sluice.limiter.LimiterOptions;
 import dev.sluice.limiter.RateLimiter;
 import dev.sluice.limiter.RateLimiters;
+import dev.sluice.limiter.spi.Algorithms;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -20,6 +23,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.function.Executable;
 
 /** Scenario 4: two halves of a cluster decide alone, then merge. */
 @ExtendWith(Reaper.class)
@@ -43,6 +47,17 @@ final class FaultSplitBrainTest {
     private static final List<Split> SPLITS = List.of(new Split("a3b7", 3, 7), new Split("a7b3", 7, 3),
             new Split("a2b3", 2, 3), new Split("a10b10", 10, 10));
 
+    /** Scenario 4b: one lease per side, long enough to outlive the heal and the merge. */
+    private static final LimitSpec.Concurrency LEASES = LimitSpec.concurrency(2, Duration.ofSeconds(12));
+    /** Between the first and the second lease of a scenario 4b key. */
+    private static final Duration LEASE_GAP = Duration.ofMillis(2_500);
+    /** Members and test share this machine's clock: entry expiry and state times differ by the cluster clock offset. */
+    private static final long CLOCK_TOLERANCE_MILLIS = 100;
+    /** Hazelcast keeps expiry in whole seconds, rounded down; stores add this second so an entry outlives its state. */
+    private static final long EXPIRY_ROUNDING_MILLIS = 1_000;
+    /** Scenario 4b keys, named by the side whose lease comes first. */
+    private static final List<String> EXPIRY_KEYS = List.of("split-expiry-b-first", "split-expiry-a-first");
+
     /**
      * Member A (port 6031) and member B (6032) start at once, each with a TCP-IP list of only itself: two
      * clusters of the same name that cannot see each other. While split, a client of each side takes
@@ -57,6 +72,16 @@ final class FaultSplitBrainTest {
      * with more consumption, whichever side merges: for the rate algorithms the larger consumption of
      * the two (A 3 and B 7, or A 7 and B 3, both leave 3; A 2 and B 3 leaves 7); for concurrency the union of
      * both sides' live leases (A 2 and B 3 leaves 5; the other keys none).
+     *
+     * <p>Scenario 4b, the merged entry's expiry: on two keys of {@link #LEASES} ({@code concurrency(2, 12 s)}),
+     * one lease per side, the second {@link #LEASE_GAP} after the first (B's first on one key, A's first on the
+     * other), taken by limiters closed at once, so no renewal rewrites the entries (a crashed holder, or one
+     * between renewals). Whichever side merges, on one key the entry merged in expires 2.5 s before the merged
+     * state. Expected ({@code SluiceMergePolicy}): after the merge both leases are held; the entry expires no
+     * earlier than the state (its latest lease); once the first lease has expired (plus the rounding second)
+     * one permit is free and a second is refused while the later lease lives: never a third permit on a limit
+     * of 2. Before the fix the entry took the merging entry's expiry, died with the first lease, and the healed
+     * cluster granted two more permits beside the live one.
      */
     @Test
     void splitBrain_eachSideAdmitsAloneAndTheMergeKeepsTheLargerConsumption() throws Exception {
@@ -94,6 +119,12 @@ final class FaultSplitBrainTest {
                     }
                 }
             }
+            leaseWithoutRenewal(sideB, EXPIRY_KEYS.get(0), options, "B first");
+            leaseWithoutRenewal(sideA, EXPIRY_KEYS.get(1), options, "A first");
+            long earlyExpiry = System.currentTimeMillis() + LEASES.leaseDurationMillis(); // the first leases' latest
+            MemberProcess.sleep(LEASE_GAP.toMillis()); // the time between the leases is what this scenario is about
+            leaseWithoutRenewal(sideA, EXPIRY_KEYS.get(0), options, "A second");
+            leaseWithoutRenewal(sideB, EXPIRY_KEYS.get(1), options, "B second");
             long splitDone = System.nanoTime();
             String before = "A " + rawStates(clientA, sideA) + "; B " + rawStates(clientB, sideB);
             assertEquals(1, clientA.getCluster().getMembers().size(), "side A alone while split");
@@ -137,10 +168,71 @@ final class FaultSplitBrainTest {
                 Lease next = after.limiter(name(spec, SPLITS.get(3)), spec, options).tryAcquire(1);
                 assertFalse(next.isAcquired(), spec.algorithm() + ": a spent key stays spent after the merge");
             }
+            mergedEntriesOutliveTheFirstLease(merged, after, options, earlyExpiry, mergedAt);
             after.close();
             sideA.close();
             sideB.close();
         }
+    }
+
+    /** Takes one lease and closes its limiter, which stops its renewal and leaves the lease to expire. */
+    private static void leaseWithoutRenewal(RateLimiters side, String name, LimiterOptions options, String what) {
+        RateLimiter limiter = side.limiter(name, LEASES, options);
+        take(limiter, 1, what + " " + name);
+        limiter.close();
+    }
+
+    /** Scenario 4b after the merge; see the test's comment. */
+    private static void mergedEntriesOutliveTheFirstLease(HazelcastInstance client, RateLimiters after,
+            LimiterOptions options, long earlyExpiry, long mergedAt) {
+        IMap<String, long[]> map = client.getMap("sluice");
+        Map<String, long[]> states = new LinkedHashMap<>();
+        Map<String, Long> expirations = new LinkedHashMap<>();
+        for (String name : EXPIRY_KEYS) {
+            RateLimiter limiter = after.limiter(name, LEASES, options);
+            // Both leases held: the merge of this key is done, and it came before the first lease expired.
+            FaultCluster.await(() -> limiter.tryAcquire(0).remaining() == 0,
+                    Duration.ofMillis(Math.max(0, earlyExpiry - System.currentTimeMillis())),
+                    () -> name + ": both leases are not held before the first expires (the merge came too late to"
+                            + " test; state " + Arrays.toString(map.get(limiter.key())) + ")");
+            states.put(name, map.get(limiter.key()));
+            expirations.put(name, map.getEntryView(limiter.key()).getExpirationTime());
+            limiter.close();
+        }
+        long lateExpiry = EXPIRY_KEYS.stream().mapToLong(name -> Algorithms.expiresAt(states.get(name))).min()
+                .orElseThrow();
+        // Past the first leases' expiry and the rounding second: an entry that took a first lease's expiry is gone.
+        long probeAt = earlyExpiry + EXPIRY_ROUNDING_MILLIS + CLOCK_TOLERANCE_MILLIS;
+        long waited = Math.max(0, probeAt - System.currentTimeMillis());
+        MemberProcess.sleep(waited); // leases expire with time: nothing to poll for
+        Map<String, String> permits = new LinkedHashMap<>();
+        for (String name : EXPIRY_KEYS) {
+            RateLimiter limiter = after.limiter(name, LEASES, options);
+            Lease free = limiter.tryAcquire(1);
+            Lease beyond = limiter.tryAcquire(1);
+            permits.put(name, free.isAcquired() + "/" + beyond.isAcquired());
+            free.close();
+            beyond.close();
+            limiter.close();
+        }
+        long probedBy = System.currentTimeMillis();
+        System.out.printf("[faults] scenario 4b: merged states %s, entries expire at %s; probed %d ms after the merge"
+                        + " (waited %d ms), granted first/second %s%n", states.keySet().stream()
+                        .map(n -> n + "=" + Arrays.toString(states.get(n))).toList(), expirations,
+                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - mergedAt), waited, permits);
+        assertTrue(probedBy < lateExpiry - CLOCK_TOLERANCE_MILLIS, "the probes ran at " + probedBy
+                + ", after the second leases expired (" + lateExpiry + "): too slow to test");
+        List<Executable> checks = new ArrayList<>();
+        for (String name : EXPIRY_KEYS) {
+            long expiresAt = Algorithms.expiresAt(states.get(name));
+            checks.add(() -> assertTrue(expirations.get(name) >= expiresAt - CLOCK_TOLERANCE_MILLIS, name
+                    + ": the merged entry expires at " + expirations.get(name) + ", "
+                    + (expiresAt - expirations.get(name)) + " ms before its state (" + expiresAt + ")"));
+            checks.add(() -> assertEquals("true/false", permits.get(name), name + ": permits granted (first/second)"
+                    + " after the first lease expired, with the second live until " + expiresAt + "; true/true is a"
+                    + " third permit on a limit of 2"));
+        }
+        assertAll(checks);
     }
 
     /** The stored {@code long[]} of each concurrency key, for diagnosis. */
