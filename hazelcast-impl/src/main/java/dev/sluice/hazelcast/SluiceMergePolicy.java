@@ -47,11 +47,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 public final class SluiceMergePolicy
         implements SplitBrainMergePolicy<Object, MergingValue<Object>, Object>, IdentifiedDataSerializable,
         HazelcastInstanceAware {
-    /**
-     * Added to a merged entry's time to live: Hazelcast keeps expiry in whole seconds, rounded down, and the
-     * entry must not die before its state (the processors' rule).
-     */
-    static final long EXPIRY_ROUNDING_MILLIS = 1_000;
     private static final AtomicBoolean WARNED = new AtomicBoolean();
 
     /** Injected by Hazelcast before each merge; the state's times are this member's cluster time. */
@@ -94,14 +89,15 @@ public final class SluiceMergePolicy
     /**
      * Makes the merged record expire no earlier than {@code state}: Hazelcast reads the record's expiry
      * from the merging entry right after {@code merge} returns, and stores a positive expiration time as
-     * given. A state that has already expired gets only the rounding second: it reads as absent anyway.
+     * given. A state that has already expired gets only the slack: it reads as absent anyway.
      */
     private void coverExpiry(MergingValue<Object> mergingValue, long[] state) {
         if (Algorithms.algorithmIdOf(state) < 0) {
             return;
         }
         long left = Math.max(0, Algorithms.expiresAt(state) - StepProcessor.now(instance));
-        long ttlMillis = Math.min(left, Long.MAX_VALUE / 4) + EXPIRY_ROUNDING_MILLIS;
+        // The processors' rule: the state's time left plus the slack against whole-second expiry.
+        long ttlMillis = SetStateProcessor.entryTtlMillis(Math.min(left, Long.MAX_VALUE / 4));
         if (!setExpiry(mergingValue, ttlMillis) && WARNED.compareAndSet(false, true)) {
             Logger.getLogger(SluiceMergePolicy.class).warning("Sluice cannot set the expiry of entries merged"
                     + " after a split brain: the merging value is a " + mergingValue.getClass().getName()
