@@ -1,0 +1,125 @@
+package dev.sluice.it.readme;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.hazelcast.client.HazelcastClient;
+import com.hazelcast.core.Hazelcast;
+import com.hazelcast.core.HazelcastInstance;
+import java.io.IOException;
+import java.io.StringWriter;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import javax.tools.JavaCompiler;
+import javax.tools.ToolProvider;
+
+/**
+ * The README's Java blocks as programs. A block is the imports it starts with and statements; it becomes the
+ * {@code main} of a class of its own, compiled against the test class path. The line before a block may say
+ * how the suite uses it: {@code <!-- run -->} (compiled and run), {@code <!-- client -->} (run against a
+ * member started from the README's command); any other block is compiled only.
+ */
+final class Readme {
+    static final Path FILE = Path.of("..", "README.md");
+
+    record Snippet(int line, String marker, String code) {
+        String className() {
+            return "ReadmeSnippetAtLine" + line;
+        }
+
+        @Override
+        public String toString() {
+            return "README.md line " + line + (marker.isEmpty() ? "" : " (" + marker + ")");
+        }
+    }
+
+    private Readme() {}
+
+    static String text() throws IOException {
+        return Files.readString(FILE);
+    }
+
+    static List<Snippet> snippets() throws IOException {
+        List<String> lines = Files.readAllLines(FILE);
+        List<Snippet> snippets = new ArrayList<>();
+        for (int i = 0; i < lines.size(); i++) {
+            if (!lines.get(i).strip().equals("```java")) {
+                continue;
+            }
+            String before = i > 0 ? lines.get(i - 1).strip() : "";
+            String marker = before.startsWith("<!--") ? before.replace("<!--", "").replace("-->", "").strip() : "";
+            StringBuilder code = new StringBuilder();
+            int j = i + 1;
+            for (; j < lines.size() && !lines.get(j).strip().equals("```"); j++) {
+                code.append(lines.get(j)).append('\n');
+            }
+            snippets.add(new Snippet(i + 1, marker, code.toString()));
+            i = j;
+        }
+        return snippets;
+    }
+
+    /** The snippet as a class: its imports, then its statements as {@code main}. */
+    static String source(Snippet snippet) {
+        StringBuilder imports = new StringBuilder();
+        StringBuilder body = new StringBuilder();
+        for (String line : snippet.code().split("\n", -1)) {
+            (line.startsWith("import ") ? imports : body).append(line).append('\n');
+        }
+        return imports + "\npublic final class " + snippet.className() + " {\n"
+                + "    public static void main(String[] args) throws Exception {\n" + body + "    }\n}\n";
+    }
+
+    /** Compiles the snippet; fails with the compiler's messages. */
+    static Class<?> compile(Snippet snippet) throws Exception {
+        Path dir = Path.of("target", "readme-snippets", snippet.className());
+        Path src = dir.resolve(snippet.className() + ".java");
+        Files.createDirectories(dir);
+        Files.writeString(src, source(snippet));
+        JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
+        StringWriter messages = new StringWriter();
+        boolean ok = javac.getTask(messages, null, null, List.of("-classpath", System.getProperty("java.class.path"),
+                "-d", dir.toString(), "-Xlint:none"), null,
+                javac.getStandardFileManager(null, null, null).getJavaFileObjects(src)).call();
+        assertTrue(ok, snippet + " does not compile as it stands:\n" + messages + "\n" + source(snippet));
+        URLClassLoader loader = new URLClassLoader(new URL[] {dir.toUri().toURL()}, Readme.class.getClassLoader());
+        return loader.loadClass(snippet.className());
+    }
+
+    /** Runs the compiled snippet's main (at most a minute); shuts down any Hazelcast instance it left running. */
+    static void run(Snippet snippet, Class<?> compiled) throws Throwable {
+        Set<HazelcastInstance> before = new HashSet<>(Hazelcast.getAllHazelcastInstances());
+        before.addAll(HazelcastClient.getAllHazelcastClients());
+        Method main = compiled.getMethod("main", String[].class);
+        try {
+            CompletableFuture.runAsync(() -> {
+                try {
+                    main.invoke(null, (Object) new String[0]);
+                } catch (InvocationTargetException e) {
+                    throw new IllegalStateException(snippet + " failed", e.getCause());
+                } catch (ReflectiveOperationException e) {
+                    throw new IllegalStateException(e);
+                }
+            }, r -> new Thread(r, snippet.className()).start()).get(1, TimeUnit.MINUTES);
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw e.getCause();
+        } finally {
+            List<HazelcastInstance> left = new ArrayList<>(Hazelcast.getAllHazelcastInstances());
+            left.addAll(HazelcastClient.getAllHazelcastClients());
+            left.removeAll(before);
+            left.forEach(hz -> hz.getLifecycleService().terminate());
+            assertEquals(List.of(), left.stream().map(HazelcastInstance::getName).toList(),
+                    snippet + " left Hazelcast instances running");
+        }
+    }
+}

@@ -1,0 +1,95 @@
+package dev.sluice.it.readme;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.hazelcast.client.HazelcastClient;
+import com.hazelcast.client.config.ClientConfig;
+import com.hazelcast.core.HazelcastInstance;
+import dev.sluice.hazelcast.HazelcastRateLimiters;
+import dev.sluice.hazelcast.SluiceHazelcast;
+import dev.sluice.limiter.LimitSpec;
+import dev.sluice.limiter.RateLimiters;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The README's client-server steps, followed literally: the member jar that {@code mvn package} builds, started
+ * with {@code java -jar} in two JVMs of their own (the first exactly as the README's command, the second with
+ * the properties it names), then the README's client block, compiled and run in this JVM. The budget is the
+ * members': the client block takes one permit of "login", and another client sees it gone.
+ */
+final class ReadmeClientServerTest {
+    private static final Path MEMBER_JAR = Path.of("..", "hazelcast-impl", "target",
+            "sluice-member-" + System.getProperty("sluice.version") + ".jar");
+
+    @Test
+    void readmeSteps_memberJarAndClientBlock_shareOneBudget() throws Throwable {
+        assertTrue(Files.isRegularFile(MEMBER_JAR), MEMBER_JAR.toAbsolutePath() + " is missing: it is built by"
+                + " 'mvn package' (the README's test command, mvn verify, builds it before this module's tests)");
+        assertTrue(Readme.text().contains("java -jar hazelcast-impl/target/sluice-member-"), "the README's command");
+        List<Process> members = new ArrayList<>();
+        try {
+            members.add(start(List.of()));
+            members.add(start(List.of("-Dsluice.member.port=5702", "-Dsluice.member.members=127.0.0.1:5701,127.0.0.1:5702")));
+            Readme.Snippet client = Readme.snippets().stream().filter(s -> s.marker().equals("client")).findFirst()
+                    .orElseThrow(() -> new AssertionError("no <!-- client --> block in the README"));
+            Readme.run(client, Readme.compile(client));
+
+            ClientConfig cc = SluiceHazelcast.configure(new ClientConfig());
+            cc.setClusterName("sluice");
+            cc.getNetworkConfig().addAddress("127.0.0.1:5702");
+            HazelcastInstance other = HazelcastClient.newHazelcastClient(cc);
+            try (RateLimiters limiters = HazelcastRateLimiters.create(other)) {
+                long left = limiters.limiter("login", LimitSpec.fixedWindow(10, Duration.ofMinutes(1)))
+                        .tryAcquire(0).remaining();
+                assertEquals(9, left, "the README client's permit is gone for every client of the cluster");
+            } finally {
+                other.shutdown();
+            }
+        } finally {
+            members.forEach(Process::destroyForcibly);
+        }
+    }
+
+    /** {@code java [properties] -jar sluice-member.jar}, waiting for its "started" line. */
+    private static Process start(List<String> properties) throws Exception {
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add("-Dhazelcast.logging.type=none");
+        command.add("-Dhazelcast.phone.home.enabled=false");
+        command.addAll(properties);
+        command.add("-jar");
+        command.add(MEMBER_JAR.toString());
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+        StringBuilder seen = new StringBuilder();
+        String started = CompletableFuture.supplyAsync(() -> {
+            try {
+                for (String line; (line = out.readLine()) != null; ) {
+                    seen.append(line).append('\n');
+                    if (line.startsWith("Sluice member ")) {
+                        return line;
+                    }
+                }
+                return null;
+            } catch (java.io.IOException e) {
+                return null;
+            }
+        }).get(90, TimeUnit.SECONDS);
+        assertTrue(started != null && started.contains("started in cluster 'sluice'"), "member output:\n" + seen);
+        Thread drain = new Thread(() -> out.lines().forEach(l -> { }), "member-output");
+        drain.setDaemon(true);
+        drain.start();
+        return process;
+    }
+}

@@ -1,0 +1,66 @@
+package dev.sluice.it.readme;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestFactory;
+
+/** Every Java block of the README compiles as it stands; those marked {@code <!-- run -->} also run. */
+final class ReadmeSnippetsTest {
+
+    @TestFactory
+    Stream<DynamicTest> everyJavaBlock_compilesAndMarkedOnesRun() throws Exception {
+        List<Readme.Snippet> snippets = Readme.snippets();
+        assertTrue(snippets.size() >= 6, "found " + snippets.size() + " Java blocks in the README");
+        return snippets.stream().map(snippet -> DynamicTest.dynamicTest(snippet.toString(), () -> {
+            Class<?> compiled = Readme.compile(snippet);
+            if (snippet.marker().equals("run")) {
+                Readme.run(snippet, compiled);
+            }
+        }));
+    }
+
+    /** The README's coordinates are the ones the build pins: a version bump cannot leave the docs behind. */
+    @Test
+    void coordinates_inTheReadme_matchThePinnedVersions() throws Exception {
+        String pom = Files.readString(Path.of("..", "pom.xml"));
+        Map<String, String> property = Map.of(
+                "com.hazelcast:hazelcast", "hazelcast.version",
+                "javax.cache:cache-api", "cache-api.version",
+                "com.github.ben-manes.caffeine:jcache", "caffeine-jcache.version",
+                "com.github.ben-manes.caffeine:caffeine", "caffeine.version",
+                "org.ehcache:ehcache", "ehcache.version",
+                "jakarta.servlet:jakarta.servlet-api", "servlet-api.version",
+                "org.eclipse.jetty.ee10:jetty-ee10-servlet", "jetty.version",
+                "io.micrometer:micrometer-core", "micrometer.version");
+        Matcher m = Pattern.compile("`([a-z0-9.\\-]+:[a-z0-9.\\-]+):([0-9][A-Za-z0-9.\\-]*)`").matcher(Readme.text());
+        List<String> checked = new ArrayList<>();
+        while (m.find()) {
+            String name = property.get(m.group(1));
+            assertTrue(name != null, "README names " + m.group(1) + ", which this test does not know; add it");
+            Matcher pinned = Pattern.compile("<" + Pattern.quote(name) + ">([^<]+)</").matcher(pom);
+            assertTrue(pinned.find(), name + " is not pinned in pom.xml");
+            assertEquals(pinned.group(1), m.group(2), m.group(1) + " in the README");
+            checked.add(m.group(1));
+        }
+        assertTrue(checked.containsAll(property.keySet()), "checked only " + checked);
+        Matcher version = Pattern.compile("<artifactId>sluice-parent</artifactId>\\s*<version>([^<]+)</version>")
+                .matcher(pom);
+        assertTrue(version.find());
+        String text = Readme.text();
+        assertTrue(text.contains("<version>" + version.group(1) + "</version>"), "the BOM's version in the README");
+        assertTrue(text.contains("sluice-member-" + version.group(1) + ".jar"), "the member jar's name in the README");
+        assertFalse(text.contains("limiter-api.jar:"), "no hand-made class path for the member any more");
+    }
+}
