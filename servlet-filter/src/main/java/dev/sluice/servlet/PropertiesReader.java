@@ -27,16 +27,16 @@ final class PropertiesReader {
     static final String PREFIX = "sluice.";
     private static final String POLICIES = "sluice.policies.";
     private static final String ROUTES = "sluice.routes.";
-    private static final String API_KEY_HEADER = "sluice.client.api-key-header";
-    private static final String TRUSTED_PROXIES = "sluice.client.trusted-proxies";
-    private static final String LEGACY_HEADERS = "sluice.headers.legacy";
-    private static final String PROBLEM_TYPE = "sluice.problem.type";
+    static final String API_KEY_HEADER = "sluice.client.api-key-header";
+    static final String TRUSTED_PROXIES = "sluice.client.trusted-proxies";
+    static final String LEGACY_HEADERS = "sluice.headers.legacy";
+    static final String PROBLEM_TYPE = "sluice.problem.type";
 
-    private static final List<String> ALGORITHMS = List.of("fixed-window", "sliding-window", "sliding-log",
+    static final List<String> ALGORITHMS = List.of("fixed-window", "sliding-window", "sliding-log",
             "sliding-counter", "token-bucket", "gcra", "concurrency");
-    private static final Set<String> COMMON_POLICY_KEYS = Set.of("algorithm", "queue-limit", "failure-mode",
+    static final Set<String> COMMON_POLICY_KEYS = Set.of("algorithm", "queue-limit", "failure-mode",
             "decision-timeout", "max-retries");
-    private static final Map<String, Set<String>> ALGORITHM_KEYS = Map.of(
+    static final Map<String, Set<String>> ALGORITHM_KEYS = Map.of(
             "fixed-window", Set.of("permit-limit", "window"),
             "sliding-window", Set.of("permit-limit", "window", "segments"),
             "sliding-log", Set.of("permit-limit", "window"),
@@ -44,7 +44,7 @@ final class PropertiesReader {
             "token-bucket", Set.of("permit-limit", "tokens-per-period", "replenishment-period"),
             "gcra", Set.of("permit-limit", "window", "burst"),
             "concurrency", Set.of("permit-limit", "lease-duration"));
-    private static final Set<String> ROUTE_KEYS = Set.of("pattern", "methods", "policy", "cost");
+    static final Set<String> ROUTE_KEYS = Set.of("pattern", "methods", "policy", "cost");
 
     /** Spec field names (as the spec's messages say them) and the property that sets them. */
     private static final Map<String, String> SPEC_FIELDS = new LinkedHashMap<>();
