@@ -54,7 +54,8 @@ public interface RateLimiter extends AutoCloseable {
 
     /**
      * Acquires, waiting up to {@code maxWait} in the local queue. Returns a refused lease if the permits
-     * were not granted in time; {@code maxWait <= 0} never waits.
+     * were not granted in time; {@code maxWait <= 0} never waits, and one too long to count in nanoseconds
+     * (over 292 years) waits as long as it takes.
      *
      * @throws InterruptedException if interrupted while waiting; the waiter is removed
      */

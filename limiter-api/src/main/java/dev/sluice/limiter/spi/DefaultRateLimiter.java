@@ -399,12 +399,14 @@ final class DefaultRateLimiter implements RateLimiter {
         if (maxWait == null || maxWait.isZero() || maxWait.isNegative()) {
             return tryAcquire(permits);
         }
+        long waitNanos = toNanosSaturated(maxWait); // before anything is queued: it cannot fail afterwards
+        long start = System.nanoTime();
         CompletableFuture<Lease> future = acquireAsync(permits);
         try {
-            return future.get(maxWait.toNanos(), TimeUnit.NANOSECONDS);
+            return future.get(waitNanos, TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
             if (future.cancel(false)) {
-                return record(closedRefusal(), System.nanoTime() - maxWait.toNanos());
+                return record(closedRefusal(), start);
             }
             return future.join();
         } catch (InterruptedException e) {
@@ -416,6 +418,15 @@ final class DefaultRateLimiter implements RateLimiter {
                 throw r;
             }
             throw new DecisionUnavailableException(name, "the store failed: " + cause, cause);
+        }
+    }
+
+    /** A positive wait in nanoseconds; one too long for a {@code long} (292 years) means as long as it takes. */
+    private static long toNanosSaturated(Duration wait) {
+        try {
+            return wait.toNanos();
+        } catch (ArithmeticException tooLong) {
+            return Long.MAX_VALUE;
         }
     }
 

@@ -19,6 +19,9 @@ import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -164,6 +167,34 @@ final class RuntimeFailureTest {
         Thread.currentThread().interrupt();
         assertThrows(InterruptedException.class, () -> limiter.acquire(1, Duration.ofSeconds(30)));
         assertEquals(0, limiter.statistics().queuedPermits());
+    }
+
+    /** {@code acquire(1, Duration.ofSeconds(Long.MAX_VALUE))} threw ArithmeticException, after the waiter was queued. */
+    @Test
+    void acquire_maxWaitBeyondLongNanos_waitsAsLongAsItTakes() throws Exception {
+        RateLimiter limiter = limiters.limiter("test", LimitSpec.concurrency(1, Duration.ofMinutes(1)),
+                LimiterOptions.builder().queueLimit(1).build());
+        Lease held = limiter.tryAcquire(1);
+        assertTrue(held.isAcquired());
+        ExecutorService caller = Executors.newSingleThreadExecutor();
+        try {
+            Future<Lease> waiting = caller.submit(() -> limiter.acquire(1, Duration.ofSeconds(Long.MAX_VALUE)));
+            held.close(); // frees the permit, whether the waiter is queued by now or not
+            Lease lease = waiting.get(10, TimeUnit.SECONDS);
+            assertTrue(lease.isAcquired());
+            assertEquals(0, limiter.statistics().queuedPermits());
+            lease.close();
+        } finally {
+            caller.shutdownNow();
+        }
+    }
+
+    @Test
+    void acquire_maxWaitBeyondLongNanosAndPermitFree_grantsAtOnce() throws Exception {
+        RateLimiter limiter = limiter(FailureMode.THROW, 0);
+        Lease lease = limiter.acquire(1, Duration.ofSeconds(Long.MAX_VALUE));
+        assertTrue(lease.isAcquired());
+        assertEquals(9, lease.remaining());
     }
 
     @Test
