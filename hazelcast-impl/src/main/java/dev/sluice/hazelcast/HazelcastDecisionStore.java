@@ -39,7 +39,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>Waiting: both paths start the invocation through {@link KeyCalls}. {@link #execute} waits for it
  * with the caller's deadline (a client call is not cut short by Hazelcast's invocation timeout);
  * {@link #submit} does no more than convert the verdict on the thread that completes it (see
- * {@link #DIRECT}).
+ * {@link #DIRECT}). Both hand the caller's deadline to the coalescer, which drops a request whose caller
+ * gave up before it was sent.
  *
  * <p>Coalescing ({@link HazelcastCoalescing}, on unless disabled): decisions go through a
  * {@link Coalescer}, which sends a lone decision at once as one invocation and batches the rest per
@@ -138,8 +139,17 @@ final class HazelcastDecisionStore implements DecisionStore {
 
     @Override
     public CompletableFuture<Verdict> submit(StepRequest request) {
+        return submit(request, Long.MAX_VALUE);
+    }
+
+    /**
+     * Coalesced, a request still queued when its future is cancelled or its deadline passes is never sent;
+     * uncoalesced, every request is sent at once, so the deadline has nothing left to drop.
+     */
+    @Override
+    public CompletableFuture<Verdict> submit(StepRequest request, long deadlineNanos) {
         if (coalescer != null) {
-            return coalescer.submit(request, Long.MAX_VALUE);
+            return coalescer.submit(request, deadlineNanos);
         }
         CompletionStage<WireVerdict> call;
         try {

@@ -161,15 +161,36 @@ final class DefaultRateLimiter implements RateLimiter {
         return wrapped;
     }
 
-    /** The async form of one decision, with the failure mode applied: never completes with a usage error hidden. */
+    /**
+     * The async form of one decision, with the failure mode applied: never completes with a usage error
+     * hidden. Cancelling the returned future cancels the decision, so a request the store still holds unsent
+     * is dropped; a grant that arrives once the returned future is done goes back (a concurrency lease is
+     * released at once).
+     */
     private CompletableFuture<Lease> decideAsync(long permits) {
         long start = System.nanoTime();
         CompletableFuture<Lease> out = new CompletableFuture<>();
-        decider.decideAsync(acquireRequest(permits), options).whenComplete((v, failure) -> {
+        CompletableFuture<Verdict> decision = decider.decideAsync(acquireRequest(permits), options);
+        decision.whenComplete((v, failure) -> {
+            if (failure == null) {
+                Lease lease = toLease(v, permits);
+                if (!out.complete(lease)) {
+                    lease.close();
+                }
+                return;
+            }
+            if (out.isDone()) {
+                return; // cancelled by the caller: no failure mode applies, nothing is counted
+            }
             try {
-                out.complete(failure == null ? toLease(v, permits) : unavailable(failure, start));
+                out.complete(unavailable(failure, start));
             } catch (RuntimeException e) {
                 out.completeExceptionally(e);
+            }
+        });
+        out.whenComplete((lease, failure) -> {
+            if (out.isCancelled()) {
+                decision.cancel(false);
             }
         });
         return out;
@@ -203,7 +224,8 @@ final class DefaultRateLimiter implements RateLimiter {
             enqueue(waiter, null);
             return waiter.future;
         }
-        decideAsync(permits).whenComplete((lease, failure) -> {
+        CompletableFuture<Lease> decision = decideAsync(permits);
+        decision.whenComplete((lease, failure) -> {
             if (failure != null) {
                 waiter.future.completeExceptionally(failure);
             } else if (lease.isAcquired() || lease.isDegraded() || permits == 0 || options.queueLimit() == 0) {
@@ -212,6 +234,9 @@ final class DefaultRateLimiter implements RateLimiter {
                 enqueue(waiter, lease);
             }
         });
+        // A caller who gives up before the first decision is back (cancels, or completes the future
+        // itself) cancels that decision: if it still waits in the store unsent, it is never charged.
+        waiter.future.whenComplete((lease, failure) -> decision.cancel(false));
         return waiter.future;
     }
 

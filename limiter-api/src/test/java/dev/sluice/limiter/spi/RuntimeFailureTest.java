@@ -159,6 +159,44 @@ final class RuntimeFailureTest {
         assertThrows(CancellationException.class, future::join);
     }
 
+    /**
+     * A decision that timed out left the store's future running, so a store that queues requests (Hazelcast's
+     * coalescer) still sent it and charged a caller who had been answered already.
+     */
+    @Test
+    void acquireAsync_decisionTimesOut_cancelsTheStoresFuture() throws Exception {
+        store.mode = ControllableStore.Mode.HANG;
+        Lease lease = limiter(FailureMode.DENY, 0).acquireAsync(1).get(10, TimeUnit.SECONDS);
+        assertTrue(lease.isDegraded());
+        assertEquals(1, store.hanging.size());
+        assertTrue(store.hanging.get(0).isCancelled(), "cancelled before the caller heard back");
+    }
+
+    /** Cancelling the caller's future did not reach the store's, so a queued request was still sent. */
+    @Test
+    void acquireAsync_callerCancels_cancelsTheStoresFuture() {
+        store.mode = ControllableStore.Mode.HANG;
+        CompletableFuture<Lease> future = limiter(FailureMode.DENY, 0).acquireAsync(1);
+        assertTrue(future.cancel(false));
+        assertEquals(1, store.hanging.size());
+        assertTrue(store.hanging.get(0).isCancelled());
+    }
+
+    /** A release nobody waits for is still worth sending late: it frees permits before the lease expires. */
+    @Test
+    void close_releaseTimesOut_storesFutureIsNotCancelled() throws Exception {
+        RateLimiter limiter = limiters.limiter("test", LimitSpec.concurrency(1, Duration.ofMinutes(1)),
+                LimiterOptions.builder().decisionTimeout(Duration.ofMillis(200)).failureMode(FailureMode.DENY).build());
+        Lease lease = limiter.tryAcquire(1);
+        store.mode = ControllableStore.Mode.HANG;
+        lease.close();
+        // Scheduled after the release's timeout on the same scheduler thread: once it fired, so had that one.
+        assertTrue(limiter.acquireAsync(1).get(10, TimeUnit.SECONDS).isDegraded());
+        assertEquals(2, store.hanging.size());
+        assertFalse(store.hanging.get(0).isCancelled(), "the release may still run");
+        assertTrue(store.hanging.get(1).isCancelled(), "the acquisition may not");
+    }
+
     @Test
     void acquire_interrupted_throwsAndRemovesWaiter() throws Exception {
         RateLimiter limiter = limiters.limiter("test", LimitSpec.fixedWindow(1, Duration.ofMinutes(1)),
