@@ -83,9 +83,16 @@ final class DefaultRateLimiter implements RateLimiter {
         return new StepRequest(key, spec, op, permits, leaseId, options.durability());
     }
 
-    /** An acquisition; a concurrency one carries a random nonce for its token (see {@code ConcurrencyStep}). */
+    /**
+     * An acquisition; a concurrency one carries a random nonce, never 0 (none), that keeps split sides'
+     * tokens apart and lets a retry of it find the lease it was granted (see {@code ConcurrencyStep}).
+     */
     private StepRequest acquireRequest(long permits) {
-        return request(Op.ACQUIRE, permits, concurrency ? ThreadLocalRandom.current().nextLong() : 0);
+        long nonce = 0;
+        while (concurrency && nonce == 0) {
+            nonce = ThreadLocalRandom.current().nextLong();
+        }
+        return request(Op.ACQUIRE, permits, nonce);
     }
 
     private void checkPermits(long permits) {

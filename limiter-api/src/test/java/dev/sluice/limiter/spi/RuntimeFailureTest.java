@@ -127,6 +127,33 @@ final class RuntimeFailureTest {
         assertEquals(9, lease.remaining());
     }
 
+    /**
+     * A concurrency acquisition that ran but whose answer was lost, then retried, left an orphaned lease
+     * holding the only permit for its whole duration, and the retry was refused.
+     */
+    @Test
+    void tryAcquire_concurrencyAnswerLostThenRetried_getsTheLeaseItWasGranted() {
+        RateLimiter limiter = limiters.limiter("test", LimitSpec.concurrency(1, Duration.ofMinutes(1)),
+                LimiterOptions.builder().maxRetries(2).build());
+        store.answersToLose.set(1);
+        Lease lease = limiter.tryAcquire(1);
+        assertTrue(lease.isAcquired(), "the retry is answered with the lease the lost answer carried");
+        assertEquals(2, store.calls.get());
+        lease.close();
+        assertEquals(1, limiter.tryAcquire(0).remaining(), "no orphan holds the permit");
+    }
+
+    @Test
+    void acquireAsync_concurrencyAnswerLostThenRetried_getsTheLeaseItWasGranted() throws Exception {
+        RateLimiter limiter = limiters.limiter("test", LimitSpec.concurrency(2, Duration.ofMinutes(1)),
+                LimiterOptions.builder().maxRetries(2).build());
+        store.answersToLose.set(1);
+        Lease lease = limiter.acquireAsync(2).get(10, TimeUnit.SECONDS);
+        assertTrue(lease.isAcquired());
+        lease.close();
+        assertEquals(2, limiter.tryAcquire(0).remaining());
+    }
+
     @Test
     void tryAcquire_nonRetryableFailure_isNotRetried() {
         store.mode = ControllableStore.Mode.FAIL;
