@@ -57,9 +57,10 @@ import java.util.function.Function;
  *
  * <p>A queued request whose future is already done (cancelled, or abandoned by a caller that timed out)
  * or whose deadline has passed is dropped before sending. The runtime cancels the future of an acquisition
- * whose caller gave up (timed out, cancelled), blocking or not, so it is never charged once it is queued. The callers' futures complete on the thread
- * that completed the invocation (the runtime continues them on the store's executor); building and
- * sending a next batch runs on the store's executor, never on a Hazelcast partition or response thread.
+ * whose caller gave up (timed out, cancelled), blocking or not, so a queued one is never charged. The
+ * callers' futures complete on the thread that completed the invocation (the runtime continues them on
+ * the store's executor); building and sending a next batch runs on the store's executor, never on a
+ * Hazelcast partition or response thread.
  *
  * <p>Lanes are per partition id and map: at most twice the partition count, created on first use.
  */

@@ -50,10 +50,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * migrating partition, an operation timeout) are retryable. Hazelcast delivers a step at least once, so a
  * retried rate step that did run charges its permits twice: a limiter may then refuse a little early,
  * never admit more than its limit. A concurrency acquisition is idempotent: its retry carries the same
- * nonce and is answered with the lease the first run granted. Hazelcast's own {@link IllegalStateException}s (a client offline, an
- * instance shut down) are wrapped in a {@link HazelcastException}, since the runtime treats a plain
- * {@code IllegalStateException} as a usage error; a member that cannot read Sluice's classes becomes an
- * {@code IllegalStateException} that says what to install, which no failure mode hides.
+ * nonce and is answered with the lease the first run granted. Hazelcast's own
+ * {@link IllegalStateException}s (a client offline, an instance shut down) are wrapped in a
+ * {@link HazelcastException}, since the runtime treats a plain {@code IllegalStateException} as a usage
+ * error; a member that cannot read Sluice's classes becomes an {@code IllegalStateException} that says
+ * what to install, which no failure mode hides.
  */
 final class HazelcastDecisionStore implements DecisionStore {
     private final HazelcastInstance instance;

@@ -213,7 +213,8 @@ final class RuntimeFailureTest {
     @Test
     void close_releaseTimesOut_storesFutureIsNotCancelled() throws Exception {
         RateLimiter limiter = limiters.limiter("test", LimitSpec.concurrency(1, Duration.ofMinutes(1)),
-                LimiterOptions.builder().decisionTimeout(Duration.ofMillis(200)).failureMode(FailureMode.DENY).build());
+                LimiterOptions.builder().decisionTimeout(Duration.ofMillis(200)).failureMode(FailureMode.DENY)
+                        .build());
         Lease lease = limiter.tryAcquire(1);
         store.mode = ControllableStore.Mode.HANG;
         lease.close();
@@ -234,7 +235,7 @@ final class RuntimeFailureTest {
         assertEquals(0, limiter.statistics().queuedPermits());
     }
 
-    /** {@code acquire(1, Duration.ofSeconds(Long.MAX_VALUE))} threw ArithmeticException, after the waiter was queued. */
+    /** {@code acquire(1, Duration.ofSeconds(Long.MAX_VALUE))} threw ArithmeticException after queueing the waiter. */
     @Test
     void acquire_maxWaitBeyondLongNanos_waitsAsLongAsItTakes() throws Exception {
         RateLimiter limiter = limiters.limiter("test", LimitSpec.concurrency(1, Duration.ofMinutes(1)),
