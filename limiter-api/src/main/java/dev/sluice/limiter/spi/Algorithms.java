@@ -55,7 +55,8 @@ public final class Algorithms {
      * @param op what to do
      * @param permits for {@link Op#ACQUIRE}, how many permits to take; 0 probes without consuming
      * @param leaseId for {@link Op#RENEW} and {@link Op#RELEASE}, the lease's token; for a concurrency
-     *     {@link Op#ACQUIRE}, a random nonce that keeps tokens of a split cluster's two sides apart
+     *     {@link Op#ACQUIRE}, a random nonce that keeps tokens of a split cluster's two sides apart and
+     *     makes a retry of the same acquisition return the lease it was granted (0: none)
      * @throws IllegalArgumentException if {@code permits} is negative or above the spec's limit, or the op
      *     does not apply to the algorithm
      * @throws IllegalStateException if the key holds another algorithm's state
