@@ -35,6 +35,17 @@ import java.util.function.Function;
  * {@code submitToKeys}; the rest waits for the next hop. A full queue fails the decision at once with a
  * retryable {@link CoalescingQueueFullException} (nothing was sent, so a retry cannot charge twice).
  *
+ * <p>Order across the stall escape is fairness, not safety. Requests leave a lane in arrival order, and
+ * one hop's requests on a key are decided in that order, but hops in flight together for one partition
+ * are separate invocations, which the owner may run in any order (a hop retried after a member left runs
+ * after a later one); so past {@code stallMillis} a later arrival may be decided first, and be granted
+ * where an earlier one is refused. Exactness does not depend on that order: every step runs atomically on
+ * the owner's partition thread, each on the state the previous one wrote, so a limit of N still grants at
+ * most N (exactly N when demand exceeds it). A release cannot overtake its own acquisition (it carries
+ * the grant's token), and a renewal run after its lease's release is refused, never recreating it.
+ * Shown with {@code stallMillis} 0, where every arrival behind a busy hop is one more hop in flight
+ * ({@code HazelcastCoalescingStallTest}).
+ *
  * <p>Why lanes per partition and not per owner member: the owner runs a partition's operations one at a
  * time on one thread anyway, so waiting for the partition's hop in flight costs a caller little, while
  * waiting behind another partition's hop costs a whole round trip for nothing. And a multi-key hop is
@@ -45,9 +56,11 @@ import java.util.function.Function;
  * partition) become one run, one write and one backup.
  *
  * <p>A queued request whose future is already done (cancelled, or abandoned by a caller that timed out)
- * or whose deadline has passed is dropped before sending. The callers' futures complete on the thread
- * that completed the invocation (the runtime continues them on the store's executor); building and
- * sending a next batch runs on the store's executor, never on a Hazelcast partition or response thread.
+ * or whose deadline has passed is dropped before sending. The runtime cancels the future of an acquisition
+ * whose caller gave up (timed out, cancelled), blocking or not, so a queued one is never charged. The
+ * callers' futures complete on the thread that completed the invocation (the runtime continues them on
+ * the store's executor); building and sending a next batch runs on the store's executor, never on a
+ * Hazelcast partition or response thread.
  *
  * <p>Lanes are per partition id and map: at most twice the partition count, created on first use.
  */
@@ -135,7 +148,8 @@ final class Coalescer {
      * Starts one decision. Sent at once when nothing is in flight to the key's partition; else queued for the
      * next hop. One escape from head-of-line blocking: when the lane's last hop left more than
      * {@code stallMillis} ago (a slow step, a member in trouble), this arrival sends what queued, and
-     * itself, as an extra hop in flight, rather than wait behind it; requests still go in arrival order.
+     * itself, as an extra hop in flight, rather than wait behind it; requests still leave in arrival order,
+     * though the owner may run the hops in flight in any order (see the class comment).
      */
     CompletableFuture<Verdict> submit(StepRequest request, long deadlineNanos) {
         return enqueue(request, deadlineNanos, false).future;
@@ -163,7 +177,7 @@ final class Coalescer {
                 return p;
             } else {
                 lane.queue.add(p);
-                if (now - lane.lastSendNanos <= stallNanos) {
+                if (stallNanos > 0 && now - lane.lastSendNanos <= stallNanos) {
                     return p;
                 }
                 batch = take(lane, now, expired);

@@ -6,7 +6,7 @@ package dev.sluice.hazelcast;
  * requests on one key decided in arrival order by one run on that key; several keys in one multi-key
  * operation). Decisions for other partitions are not held back. There is no timer: a lone caller is
  * sent at once, as without coalescing. Every request gets the verdict it would have had alone, in that
- * order.
+ * order (past {@code stallMillis}, hops in flight together may run in any order: see the README).
  *
  * @param enabled false to send every decision as its own invocation
  * @param maxBatchRequests most requests in one hop, at least 1
@@ -15,7 +15,8 @@ package dev.sluice.hazelcast;
  * @param maxQueuedPerPartition most decisions waiting for one partition; beyond it a decision fails at
  *     once with a retryable {@link CoalescingQueueFullException}
  * @param stallMillis when the hop in flight to a partition left longer ago than this, a new decision does
- *     not wait behind it: it is sent, with what queued before it, as one more hop in flight; at least 1
+ *     not wait behind it: it is sent, with what queued before it, as one more hop in flight; at least 0
+ *     (0: no decision ever waits behind a hop in flight, which mostly undoes the batching)
  */
 public record HazelcastCoalescing(boolean enabled, int maxBatchRequests, int maxBatchBytes, int maxQueuedPerPartition,
         long stallMillis) {
@@ -40,8 +41,8 @@ public record HazelcastCoalescing(boolean enabled, int maxBatchRequests, int max
             throw new IllegalArgumentException("maxQueuedPerPartition must be at least 1, was "
                     + maxQueuedPerPartition);
         }
-        if (stallMillis < 1) {
-            throw new IllegalArgumentException("stallMillis must be at least 1, was " + stallMillis);
+        if (stallMillis < 0) {
+            throw new IllegalArgumentException("stallMillis must be at least 0, was " + stallMillis);
         }
     }
 

@@ -39,7 +39,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>Waiting: both paths start the invocation through {@link KeyCalls}. {@link #execute} waits for it
  * with the caller's deadline (a client call is not cut short by Hazelcast's invocation timeout);
  * {@link #submit} does no more than convert the verdict on the thread that completes it (see
- * {@link #DIRECT}).
+ * {@link #DIRECT}). Both hand the caller's deadline to the coalescer, which drops a request whose caller
+ * gave up before it was sent.
  *
  * <p>Coalescing ({@link HazelcastCoalescing}, on unless disabled): decisions go through a
  * {@link Coalescer}, which sends a lone decision at once as one invocation and batches the rest per
@@ -47,11 +48,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>Failures: Hazelcast's transient failures (a member left, a lost connection, a client offline, a
  * migrating partition, an operation timeout) are retryable. Hazelcast delivers a step at least once, so a
- * retried step that did run charges its permits twice: a limiter may then refuse a little early, never
- * admit more than its limit. Hazelcast's own {@link IllegalStateException}s (a client offline, an
- * instance shut down) are wrapped in a {@link HazelcastException}, since the runtime treats a plain
- * {@code IllegalStateException} as a usage error; a member that cannot read Sluice's classes becomes an
- * {@code IllegalStateException} that says what to install, which no failure mode hides.
+ * retried rate step that did run charges its permits twice: a limiter may then refuse a little early,
+ * never admit more than its limit. A concurrency acquisition is idempotent: its retry carries the same
+ * nonce and is answered with the lease the first run granted. Hazelcast's own
+ * {@link IllegalStateException}s (a client offline, an instance shut down) are wrapped in a
+ * {@link HazelcastException}, since the runtime treats a plain {@code IllegalStateException} as a usage
+ * error; a member that cannot read Sluice's classes becomes an {@code IllegalStateException} that says
+ * what to install, which no failure mode hides.
  */
 final class HazelcastDecisionStore implements DecisionStore {
     private final HazelcastInstance instance;
@@ -138,8 +141,17 @@ final class HazelcastDecisionStore implements DecisionStore {
 
     @Override
     public CompletableFuture<Verdict> submit(StepRequest request) {
+        return submit(request, Long.MAX_VALUE);
+    }
+
+    /**
+     * Coalesced, a request still queued when its future is cancelled or its deadline passes is never sent;
+     * uncoalesced, every request is sent at once, so the deadline has nothing left to drop.
+     */
+    @Override
+    public CompletableFuture<Verdict> submit(StepRequest request, long deadlineNanos) {
         if (coalescer != null) {
-            return coalescer.submit(request, Long.MAX_VALUE);
+            return coalescer.submit(request, deadlineNanos);
         }
         CompletionStage<WireVerdict> call;
         try {

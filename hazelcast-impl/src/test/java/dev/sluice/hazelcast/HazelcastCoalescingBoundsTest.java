@@ -10,7 +10,13 @@ import com.hazelcast.config.Config;
 import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
 import dev.sluice.limiter.Durability;
+import dev.sluice.limiter.FailureMode;
+import dev.sluice.limiter.Lease;
 import dev.sluice.limiter.LimitSpec;
+import dev.sluice.limiter.LimiterOptions;
+import dev.sluice.limiter.RateLimiter;
+import dev.sluice.limiter.RateLimiters;
+import dev.sluice.limiter.spi.RateLimiterRuntime;
 import dev.sluice.limiter.spi.Op;
 import dev.sluice.limiter.spi.StepRequest;
 import dev.sluice.limiter.spi.Verdict;
@@ -145,6 +151,49 @@ final class HazelcastCoalescingBoundsTest {
         } finally {
             CLOCK.release.countDown();
             store.close();
+        }
+    }
+
+    /**
+     * Asynchronous callers that gave up while queued behind a busy partition used to be charged once it
+     * answered: 6 timed out and 3 cancelled took 9 of 10 permits (acquireAsync passed no deadline, and
+     * neither the decision's timeout nor the caller's cancel reached the coalescer).
+     */
+    @Test
+    void acquireAsync_timedOutOrCancelledWhileQueued_consumesNothing() throws Exception {
+        HazelcastDecisionStore store = store(100, 60_000);
+        try (RateLimiters limiters = RateLimiterRuntime.create(store, "sluice")) {
+            String name = key("async-abandoned");
+            LimitSpec spec = LimitSpec.fixedWindow(10, Duration.ofHours(1));
+            RateLimiter patient = limiters.limiter(name, spec,
+                    LimiterOptions.builder().decisionTimeout(Duration.ofSeconds(30)).build());
+            RateLimiter impatient = limiters.limiter(name, spec, LimiterOptions.builder()
+                    .decisionTimeout(Duration.ofMillis(100)).failureMode(FailureMode.DENY).build());
+            CLOCK.arm();
+            CompletableFuture<Lease> inFlight = patient.acquireAsync(1);
+            assertTrue(CLOCK.blocked.await(10, TimeUnit.SECONDS));
+            List<CompletableFuture<Lease>> timedOut = new ArrayList<>();
+            for (int i = 0; i < 6; i++) {
+                timedOut.add(impatient.acquireAsync(1));
+            }
+            List<CompletableFuture<Lease>> cancelled = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                CompletableFuture<Lease> f = impatient.acquireAsync(1);
+                assertTrue(f.cancel(true));
+                cancelled.add(f);
+            }
+            for (CompletableFuture<Lease> f : timedOut) {
+                Lease lease = f.get(10, TimeUnit.SECONDS);
+                assertTrue(lease.isDegraded() && !lease.isAcquired(), "a degraded refusal after 100 ms: " + lease);
+            }
+            assertEquals(9, store.coalescer().queued(), "all nine still wait behind the busy hop");
+            CLOCK.release.countDown();
+            assertEquals(9, inFlight.get(10, TimeUnit.SECONDS).remaining());
+            assertEquals(9, patient.tryAcquire(0).remaining(), "only the decision in flight took a permit");
+            assertEquals(9, store.coalescer().dropped.sum(), "the nine that gave up were never sent");
+            cancelled.forEach(f -> assertTrue(f.isCancelled()));
+        } finally {
+            CLOCK.release.countDown();
         }
     }
 

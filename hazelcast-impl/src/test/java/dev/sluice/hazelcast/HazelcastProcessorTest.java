@@ -82,6 +82,24 @@ final class HazelcastProcessorTest {
         assertTrue(acquire(spec, 2).process(entry).toVerdict().token() > token, "the next token still increases");
     }
 
+    /**
+     * Hazelcast delivers an operation at least once: a concurrency acquisition run again (a retry after its
+     * answer was lost) used to grant a second lease. It now returns the first and writes nothing.
+     */
+    @Test
+    void process_concurrencyAcquisitionRunTwice_returnsTheSameLeaseAndWritesOnce() {
+        LimitSpec spec = LimitSpec.concurrency(1, Duration.ofMinutes(1));
+        StepRequest request = new StepRequest("k", spec, Op.ACQUIRE, 1, 0x7E57_0000_0001L, Durability.REPLICATED);
+        TestEntry entry = new TestEntry("k", null);
+        long token = new StepProcessor(request).process(entry).toVerdict().token();
+        StepProcessor again = new StepProcessor(request);
+        var retried = again.process(entry).toVerdict();
+        assertTrue(retried.granted());
+        assertEquals(token, retried.token());
+        assertEquals(1, entry.writes);
+        assertNull(again.getBackupProcessor());
+    }
+
     /** The stored array is the live instance under OBJECT format: a step must never change it. */
     @Test
     void process_neverMutatesTheStoredArray() {

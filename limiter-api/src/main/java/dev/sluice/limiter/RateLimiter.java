@@ -41,9 +41,10 @@ public interface RateLimiter extends AutoCloseable {
     /**
      * Acquires, waiting in the local queue if refused and {@link LimiterOptions#queueLimit()} allows.
      * Never blocks. Queued requests retry when the refusal said they could succeed and complete when
-     * granted; cancelling the future removes the waiter. A full queue, or a closed limiter, completes the
-     * future with a refused lease. Under {@link FailureMode#THROW} an unavailable store completes it
-     * exceptionally with {@link DecisionUnavailableException}.
+     * granted; cancelling the future removes the waiter, and cancels a first decision still on its way (a
+     * backend that has not sent it yet never does, so it charges nothing). A full queue, or a closed
+     * limiter, completes the future with a refused lease. Under {@link FailureMode#THROW} an unavailable
+     * store completes it exceptionally with {@link DecisionUnavailableException}.
      *
      * <p>The future completes on the thread that obtained the decision; chain heavy work with an
      * {@code *Async} stage on your own executor.
@@ -54,7 +55,8 @@ public interface RateLimiter extends AutoCloseable {
 
     /**
      * Acquires, waiting up to {@code maxWait} in the local queue. Returns a refused lease if the permits
-     * were not granted in time; {@code maxWait <= 0} never waits.
+     * were not granted in time; {@code maxWait <= 0} never waits, and one too long to count in nanoseconds
+     * (over 292 years) waits as long as it takes.
      *
      * @throws InterruptedException if interrupted while waiting; the waiter is removed
      */

@@ -21,7 +21,13 @@ import java.util.Objects;
  */
 public final class Algorithms {
     static final long MAGIC = 0x51CEL;
+    /** The layout version of every algorithm's state but concurrency's. */
     static final int LAYOUT_VERSION = 1;
+    /**
+     * Concurrency's layout version: 2 keeps each lease's acquisition nonce ({@link ConcurrencyStep});
+     * layout 1 is still read and is written back as 2.
+     */
+    static final int CONCURRENCY_LAYOUT_VERSION = 2;
     static final int HEADER = 0;
     static final int LAST_NOW = 1;
     static final int EXPIRES_AT = 2;
@@ -49,7 +55,8 @@ public final class Algorithms {
      * @param op what to do
      * @param permits for {@link Op#ACQUIRE}, how many permits to take; 0 probes without consuming
      * @param leaseId for {@link Op#RENEW} and {@link Op#RELEASE}, the lease's token; for a concurrency
-     *     {@link Op#ACQUIRE}, a random nonce that keeps tokens of a split cluster's two sides apart
+     *     {@link Op#ACQUIRE}, a random nonce that keeps tokens of a split cluster's two sides apart and
+     *     makes a retry of the same acquisition return the lease it was granted (0: none)
      * @throws IllegalArgumentException if {@code permits} is negative or above the spec's limit, or the op
      *     does not apply to the algorithm
      * @throws IllegalStateException if the key holds another algorithm's state
@@ -69,6 +76,9 @@ public final class Algorithms {
                 current = null; // stale: equivalent to no state at all
             } else {
                 now = Math.max(now, current[LAST_NOW]);
+                if (spec instanceof LimitSpec.Concurrency) {
+                    current = ConcurrencyStep.upgrade(current); // layout 1 read as 2
+                }
             }
         }
         Verdict v;
@@ -88,7 +98,8 @@ public final class Algorithms {
             v = ConcurrencyStep.step((LimitSpec.Concurrency) spec, current, now, op, permits, leaseId);
         }
         // A step that changed nothing returns the very instance it was given; a stale input that was
-        // treated as absent and left unchanged must still not be rewritten.
+        // treated as absent, or an old layout read as the new one, and left unchanged must still not be
+        // rewritten.
         if (v.state() == current && current != state) {
             return new Verdict(v.granted(), v.remaining(), v.limit(), v.retryAfterMillis(), v.resetAfterMillis(),
                     v.token(), v.ttlMillis(), state);
@@ -139,7 +150,18 @@ public final class Algorithms {
     }
 
     static long header(int algorithmId, int shape) {
-        return (MAGIC << 48) | ((long) algorithmId << 40) | ((long) LAYOUT_VERSION << 32) | (shape & 0xFFFF_FFFFL);
+        return (MAGIC << 48) | ((long) algorithmId << 40) | ((long) layoutVersion(algorithmId) << 32)
+                | (shape & 0xFFFF_FFFFL);
+    }
+
+    /** The layout version this code writes for an algorithm. */
+    static int layoutVersion(int algorithmId) {
+        return algorithmId == CONCURRENCY ? CONCURRENCY_LAYOUT_VERSION : LAYOUT_VERSION;
+    }
+
+    /** The layout version in a Sluice state's header. */
+    static int layoutOf(long[] state) {
+        return (int) ((state[HEADER] >>> 32) & 0xFF);
     }
 
     static int shapeOf(long[] state) {
@@ -153,10 +175,12 @@ public final class Algorithms {
             throw new IllegalStateException("the entry under this key is not Sluice limiter state (" + state.length
                     + " words); refusing to overwrite it for a " + spec.algorithm() + " limiter");
         }
-        int version = (int) ((state[HEADER] >>> 32) & 0xFF);
-        if (found != expected || version != LAYOUT_VERSION) {
+        int version = layoutOf(state);
+        boolean readable = version == layoutVersion(found)
+                || found == CONCURRENCY && ConcurrencyStep.isReadable(version);
+        if (found != expected || !readable) {
             throw new IllegalStateException("the entry under this key holds " + name(found) + " state (layout "
-                    + version + "), not " + spec.algorithm() + " (layout " + LAYOUT_VERSION
+                    + version + "), not " + spec.algorithm() + " (layout " + layoutVersion(expected)
                     + "); give this limiter its own key, or delete the entry to start over");
         }
         if (!hasValidLength(found, state)) {
@@ -179,7 +203,9 @@ public final class Algorithms {
             case SLIDING_COUNTER:
                 return n == WORDS + 3;
             case CONCURRENCY:
-                return n >= WORDS + 1 && (n - WORDS - 1) % 3 == 0;
+                int perLease = layoutOf(state) == ConcurrencyStep.LEGACY_LAYOUT ? ConcurrencyStep.LEGACY_LEASE
+                        : ConcurrencyStep.LEASE;
+                return n >= WORDS + 1 && (n - WORDS - 1) % perLease == 0;
             default: // SLIDING_LOG: any number of timestamps
                 return true;
         }

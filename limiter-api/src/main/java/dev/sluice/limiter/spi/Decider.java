@@ -68,46 +68,94 @@ final class Decider {
         }
     }
 
-    /** Never blocks; the future completes with a verdict or the last failure, by the deadline at the latest. */
+    /**
+     * Never blocks; the future completes with a verdict or the last failure, by the deadline at the latest.
+     *
+     * <p>An acquisition passes its deadline to the store, and when it ends without a verdict (the deadline
+     * passed, or the returned future was cancelled), the store's future for the attempt in flight is
+     * cancelled first, so a store that still holds the request unsent drops it: a caller who gave up is not
+     * charged. Renewals and releases are sent however late, since a late one still keeps a held lease alive
+     * or frees permits before the lease expires.
+     */
     CompletableFuture<Verdict> decideAsync(StepRequest request, LimiterOptions options) {
-        CompletableFuture<Verdict> result = new CompletableFuture<>();
-        long deadline = System.nanoTime() + options.decisionTimeout().toNanos();
+        Decision decision = new Decision(request, options);
         Executor callbacks = store.callbackExecutor();
-        Runnable expire = () -> result.completeExceptionally(
-                new TimeoutException("no verdict within " + options.decisionTimeout()));
+        Runnable expire = () -> {
+            decision.abandonStep(); // before the caller hears back, so the request is out of any queue by then
+            decision.result.completeExceptionally(
+                    new TimeoutException("no verdict within " + options.decisionTimeout()));
+        };
         // The scheduler thread must stay free for deadlines: callers' callbacks run where the store says.
         ScheduledFuture<?> timeout = scheduler.schedule(callbacks == null ? expire : () -> callbacks.execute(expire),
                 options.decisionTimeout().toNanos(), TimeUnit.NANOSECONDS);
-        result.whenComplete((v, t) -> timeout.cancel(false));
-        attempt(request, options, result, deadline, 0);
-        return result;
+        decision.result.whenComplete((v, t) -> {
+            timeout.cancel(false);
+            if (decision.result.isCancelled()) {
+                decision.abandonStep();
+            }
+        });
+        attempt(decision, 0);
+        return decision.result;
     }
 
-    private void attempt(StepRequest request, LimiterOptions options, CompletableFuture<Verdict> result,
-            long deadline, int attempt) {
+    /** One asynchronous decision: its result and the store's future of the attempt in flight. */
+    private static final class Decision {
+        final StepRequest request;
+        final LimiterOptions options;
+        final CompletableFuture<Verdict> result = new CompletableFuture<>();
+        final long deadline;
+        /** Only an acquisition is dropped when its caller gives up; see {@link #decideAsync}. */
+        final boolean abandonable;
+        volatile CompletableFuture<Verdict> step;
+
+        Decision(StepRequest request, LimiterOptions options) {
+            this.request = request;
+            this.options = options;
+            this.deadline = System.nanoTime() + options.decisionTimeout().toNanos();
+            this.abandonable = request.op() == Op.ACQUIRE;
+        }
+
+        void abandonStep() {
+            CompletableFuture<Verdict> s = step;
+            if (abandonable && s != null) {
+                s.cancel(false);
+            }
+        }
+    }
+
+    private void attempt(Decision decision, int attempt) {
+        CompletableFuture<Verdict> result = decision.result;
+        LimiterOptions options = decision.options;
         if (result.isDone()) {
             return;
         }
         CompletableFuture<Verdict> step;
         try {
-            step = store.submit(request);
+            step = store.submit(decision.request, decision.abandonable ? decision.deadline : Long.MAX_VALUE);
         } catch (RuntimeException e) {
             step = CompletableFuture.failedFuture(e);
         }
+        decision.step = step;
+        if (result.isDone()) { // the caller gave up while the request was being handed over
+            decision.abandonStep();
+        }
+        CompletableFuture<Verdict> sent = step;
         BiConsumer<Verdict, Throwable> onStep = (verdict, error) -> {
+            if (sent.isCancelled()) {
+                return; // abandoned here, once the result was settled (timed out or cancelled)
+            }
             if (error == null) {
                 result.complete(verdict);
                 return;
             }
             Throwable failure = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
-            long pause = backoff(attempt, deadline);
+            long pause = backoff(attempt, decision.deadline);
             if (isUsageError(failure) || attempt >= options.maxRetries() || !store.isRetryable(failure) || pause < 0) {
                 result.completeExceptionally(failure);
                 return;
             }
             try {
-                scheduler.schedule(() -> attempt(request, options, result, deadline, attempt + 1), pause,
-                        TimeUnit.NANOSECONDS);
+                scheduler.schedule(() -> attempt(decision, attempt + 1), pause, TimeUnit.NANOSECONDS);
             } catch (RuntimeException rejected) { // the runtime is shutting down
                 result.completeExceptionally(failure);
             }

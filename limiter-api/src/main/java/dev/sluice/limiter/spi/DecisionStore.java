@@ -24,6 +24,18 @@ public interface DecisionStore extends AutoCloseable {
     CompletableFuture<Verdict> submit(StepRequest request);
 
     /**
+     * Starts one step whose caller stops waiting at {@code deadlineNanos} (a {@link System#nanoTime()}
+     * reading), or {@link Long#MAX_VALUE} for a step worth running however late (the runtime passes that for
+     * renewals and releases). When its caller gives up (the deadline passed, or the caller's future was
+     * cancelled), the runtime cancels the returned future: a store that holds requests before sending them
+     * must then not send this one, so a caller who gave up is not charged. A step already sent may still
+     * run. The default ignores the deadline and calls {@link #submit(StepRequest)}.
+     */
+    default CompletableFuture<Verdict> submit(StepRequest request, long deadlineNanos) {
+        return submit(request);
+    }
+
+    /**
      * Runs one step and waits at most {@code timeoutNanos} for it. The default waits on
      * {@link #submit}; a store that decides in the calling thread may override it.
      *

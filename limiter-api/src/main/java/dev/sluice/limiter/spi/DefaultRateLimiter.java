@@ -83,9 +83,16 @@ final class DefaultRateLimiter implements RateLimiter {
         return new StepRequest(key, spec, op, permits, leaseId, options.durability());
     }
 
-    /** An acquisition; a concurrency one carries a random nonce for its token (see {@code ConcurrencyStep}). */
+    /**
+     * An acquisition; a concurrency one carries a random nonce, never 0 (none), that keeps split sides'
+     * tokens apart and lets a retry of it find the lease it was granted (see {@code ConcurrencyStep}).
+     */
     private StepRequest acquireRequest(long permits) {
-        return request(Op.ACQUIRE, permits, concurrency ? ThreadLocalRandom.current().nextLong() : 0);
+        long nonce = 0;
+        while (concurrency && nonce == 0) {
+            nonce = ThreadLocalRandom.current().nextLong();
+        }
+        return request(Op.ACQUIRE, permits, nonce);
     }
 
     private void checkPermits(long permits) {
@@ -161,15 +168,36 @@ final class DefaultRateLimiter implements RateLimiter {
         return wrapped;
     }
 
-    /** The async form of one decision, with the failure mode applied: never completes with a usage error hidden. */
+    /**
+     * The async form of one decision, with the failure mode applied: never completes with a usage error
+     * hidden. Cancelling the returned future cancels the decision, so a request the store still holds unsent
+     * is dropped; a grant that arrives once the returned future is done goes back (a concurrency lease is
+     * released at once).
+     */
     private CompletableFuture<Lease> decideAsync(long permits) {
         long start = System.nanoTime();
         CompletableFuture<Lease> out = new CompletableFuture<>();
-        decider.decideAsync(acquireRequest(permits), options).whenComplete((v, failure) -> {
+        CompletableFuture<Verdict> decision = decider.decideAsync(acquireRequest(permits), options);
+        decision.whenComplete((v, failure) -> {
+            if (failure == null) {
+                Lease lease = toLease(v, permits);
+                if (!out.complete(lease)) {
+                    lease.close();
+                }
+                return;
+            }
+            if (out.isDone()) {
+                return; // cancelled by the caller: no failure mode applies, nothing is counted
+            }
             try {
-                out.complete(failure == null ? toLease(v, permits) : unavailable(failure, start));
+                out.complete(unavailable(failure, start));
             } catch (RuntimeException e) {
                 out.completeExceptionally(e);
+            }
+        });
+        out.whenComplete((lease, failure) -> {
+            if (out.isCancelled()) {
+                decision.cancel(false);
             }
         });
         return out;
@@ -203,7 +231,8 @@ final class DefaultRateLimiter implements RateLimiter {
             enqueue(waiter, null);
             return waiter.future;
         }
-        decideAsync(permits).whenComplete((lease, failure) -> {
+        CompletableFuture<Lease> decision = decideAsync(permits);
+        decision.whenComplete((lease, failure) -> {
             if (failure != null) {
                 waiter.future.completeExceptionally(failure);
             } else if (lease.isAcquired() || lease.isDegraded() || permits == 0 || options.queueLimit() == 0) {
@@ -212,6 +241,9 @@ final class DefaultRateLimiter implements RateLimiter {
                 enqueue(waiter, lease);
             }
         });
+        // A caller who gives up before the first decision is back (cancels, or completes the future
+        // itself) cancels that decision: if it still waits in the store unsent, it is never charged.
+        waiter.future.whenComplete((lease, failure) -> decision.cancel(false));
         return waiter.future;
     }
 
@@ -399,12 +431,14 @@ final class DefaultRateLimiter implements RateLimiter {
         if (maxWait == null || maxWait.isZero() || maxWait.isNegative()) {
             return tryAcquire(permits);
         }
+        long waitNanos = toNanosSaturated(maxWait); // before anything is queued: it cannot fail afterwards
+        long start = System.nanoTime();
         CompletableFuture<Lease> future = acquireAsync(permits);
         try {
-            return future.get(maxWait.toNanos(), TimeUnit.NANOSECONDS);
+            return future.get(waitNanos, TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
             if (future.cancel(false)) {
-                return record(closedRefusal(), System.nanoTime() - maxWait.toNanos());
+                return record(closedRefusal(), start);
             }
             return future.join();
         } catch (InterruptedException e) {
@@ -416,6 +450,15 @@ final class DefaultRateLimiter implements RateLimiter {
                 throw r;
             }
             throw new DecisionUnavailableException(name, "the store failed: " + cause, cause);
+        }
+    }
+
+    /** A positive wait in nanoseconds; one too long for a {@code long} (292 years) means as long as it takes. */
+    private static long toNanosSaturated(Duration wait) {
+        try {
+            return wait.toNanos();
+        } catch (ArithmeticException tooLong) {
+            return Long.MAX_VALUE;
         }
     }
 

@@ -22,7 +22,8 @@ import java.util.Map;
  *   <li>sliding log: the newest {@code max(n1, n2)} timestamps of both logs;
  *   <li>token bucket: the fewer tokens with the later refill time;
  *   <li>GCRA: the later theoretical arrival time;
- *   <li>concurrency: the union of the leases (a lease on both sides keeps its later expiry);
+ *   <li>concurrency: the union of the leases (a lease on both sides keeps its later expiry), layout 1
+ *       and 2 alike, merged as layout 2;
  *   <li>different algorithms or layouts: the state that saw the later time.
  * </ul>
  */
@@ -42,6 +43,11 @@ public final class StateMerge {
         if (idB < 0) {
             return a;
         }
+        if (idA == Algorithms.CONCURRENCY && idB == Algorithms.CONCURRENCY
+                && ConcurrencyStep.isReadable(Algorithms.layoutOf(a))
+                && ConcurrencyStep.isReadable(Algorithms.layoutOf(b))) {
+            return concurrency(a, b); // layouts 1 and 2 have common ground: the leases
+        }
         if (a[HEADER] != b[HEADER]) { // another algorithm, layout or shape: no common ground
             return a[LAST_NOW] > b[LAST_NOW] ? a : b;
         }
@@ -58,8 +64,6 @@ public final class StateMerge {
                 return tokenBucket(a, b);
             case Algorithms.GCRA:
                 return gcra(a, b);
-            case Algorithms.CONCURRENCY:
-                return concurrency(a, b);
             default:
                 return a[LAST_NOW] > b[LAST_NOW] ? a : b;
         }
@@ -182,26 +186,39 @@ public final class StateMerge {
         return withTimes(aLater ? a : b, a, b);
     }
 
-    /** {@code [header, lastNow, expiresAt, lastToken, (token, permits, expiresAt)...]}: the union. */
-    private static long[] concurrency(long[] a, long[] b) {
-        int lastToken = WORDS;
-        int leases = WORDS + 1;
+    /**
+     * {@code [header, lastNow, expiresAt, lastToken, (token, permits, expiresAt, nonce)...]}: the union by
+     * token, in layout 2 (a layout 1 side is read with nonce 0). A lease on both sides keeps its later
+     * expiry and its known nonce.
+     */
+    private static long[] concurrency(long[] original, long[] other) {
+        long[] a = ConcurrencyStep.upgrade(original);
+        long[] b = ConcurrencyStep.upgrade(other);
+        int lastToken = ConcurrencyStep.LAST_TOKEN;
+        int leases = ConcurrencyStep.LEASES;
+        int lease = ConcurrencyStep.LEASE;
         Map<Long, Integer> slotOfToken = new HashMap<>();
         long[] merged = Arrays.copyOf(a, a.length + b.length - leases);
         int end = a.length;
-        for (int i = leases; i < a.length; i += 3) {
+        for (int i = leases; i < a.length; i += lease) {
             slotOfToken.put(a[i], i);
         }
         boolean changed = false;
-        for (int i = leases; i < b.length; i += 3) {
+        for (int i = leases; i < b.length; i += lease) {
             Integer slot = slotOfToken.get(b[i]);
             if (slot == null) {
-                System.arraycopy(b, i, merged, end, 3);
-                end += 3;
+                System.arraycopy(b, i, merged, end, lease);
+                end += lease;
                 changed = true;
-            } else if (b[i + 2] > merged[slot + 2]) {
+                continue;
+            }
+            if (b[i + 2] > merged[slot + 2]) {
                 merged[slot + 2] = b[i + 2];
                 merged[slot + 1] = Math.max(merged[slot + 1], b[i + 1]);
+                changed = true;
+            }
+            if (merged[slot + 3] == 0 && b[i + 3] != 0) {
+                merged[slot + 3] = b[i + 3];
                 changed = true;
             }
         }
@@ -211,7 +228,7 @@ public final class StateMerge {
         merged[EXPIRES_AT] = Math.max(a[EXPIRES_AT], b[EXPIRES_AT]);
         if (!changed && merged[lastToken] == a[lastToken] && merged[LAST_NOW] == a[LAST_NOW]
                 && merged[EXPIRES_AT] == a[EXPIRES_AT]) {
-            return a;
+            return original; // in its own layout: the next step that changes it writes layout 2
         }
         return merged;
     }

@@ -11,7 +11,9 @@ import java.util.Objects;
  * @param spec what to enforce
  * @param op what to do
  * @param permits for {@link Op#ACQUIRE}: permits to take, 0 to probe
- * @param leaseId for {@link Op#RENEW} and {@link Op#RELEASE}: the lease's token, else 0
+ * @param leaseId for {@link Op#RENEW} and {@link Op#RELEASE}: the lease's token; for a concurrency
+ *     {@link Op#ACQUIRE}: the caller's random nonce, the same on every retry (see {@link Algorithms#step});
+ *     else 0
  * @param durability how the backend should keep the state
  */
 public record StepRequest(String key, LimitSpec spec, Op op, long permits, long leaseId, Durability durability) {

@@ -157,7 +157,7 @@ final class AlgorithmsTest {
         long[] valid = Algorithms.acquire(spec, null, BASE, 1).state();
         for (int length = Algorithms.WORDS; length < valid.length + 3; length++) {
             if (length == valid.length || spec instanceof LimitSpec.SlidingLog
-                    || spec instanceof LimitSpec.Concurrency && (length - 4) % 3 == 0) {
+                    || spec instanceof LimitSpec.Concurrency && (length - 4) % ConcurrencyStep.LEASE == 0) {
                 continue; // a valid length for this layout
             }
             long[] words = java.util.Arrays.copyOf(valid, length);

@@ -28,6 +28,8 @@ final class ControllableStore implements DecisionStore {
     volatile Mode mode = Mode.NORMAL;
     /** Failures still to produce before behaving normally, when &gt; 0 (overrides mode). */
     final AtomicInteger failuresLeft = new AtomicInteger();
+    /** Steps still to run whose answer is then lost (a retryable failure), when &gt; 0. */
+    final AtomicInteger answersToLose = new AtomicInteger();
 
     @Override
     public CompletableFuture<Verdict> submit(StepRequest request) {
@@ -57,6 +59,9 @@ final class ControllableStore implements DecisionStore {
             });
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
+        }
+        if (answersToLose.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+            return CompletableFuture.failedFuture(new Transient()); // it ran, and the caller cannot know
         }
         return CompletableFuture.completedFuture(out[0].withoutState());
     }

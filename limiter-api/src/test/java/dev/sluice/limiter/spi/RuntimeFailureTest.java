@@ -19,6 +19,9 @@ import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -124,6 +127,33 @@ final class RuntimeFailureTest {
         assertEquals(9, lease.remaining());
     }
 
+    /**
+     * A concurrency acquisition that ran but whose answer was lost, then retried, left an orphaned lease
+     * holding the only permit for its whole duration, and the retry was refused.
+     */
+    @Test
+    void tryAcquire_concurrencyAnswerLostThenRetried_getsTheLeaseItWasGranted() {
+        RateLimiter limiter = limiters.limiter("test", LimitSpec.concurrency(1, Duration.ofMinutes(1)),
+                LimiterOptions.builder().maxRetries(2).build());
+        store.answersToLose.set(1);
+        Lease lease = limiter.tryAcquire(1);
+        assertTrue(lease.isAcquired(), "the retry is answered with the lease the lost answer carried");
+        assertEquals(2, store.calls.get());
+        lease.close();
+        assertEquals(1, limiter.tryAcquire(0).remaining(), "no orphan holds the permit");
+    }
+
+    @Test
+    void acquireAsync_concurrencyAnswerLostThenRetried_getsTheLeaseItWasGranted() throws Exception {
+        RateLimiter limiter = limiters.limiter("test", LimitSpec.concurrency(2, Duration.ofMinutes(1)),
+                LimiterOptions.builder().maxRetries(2).build());
+        store.answersToLose.set(1);
+        Lease lease = limiter.acquireAsync(2).get(10, TimeUnit.SECONDS);
+        assertTrue(lease.isAcquired());
+        lease.close();
+        assertEquals(2, limiter.tryAcquire(0).remaining());
+    }
+
     @Test
     void tryAcquire_nonRetryableFailure_isNotRetried() {
         store.mode = ControllableStore.Mode.FAIL;
@@ -156,6 +186,45 @@ final class RuntimeFailureTest {
         assertThrows(CancellationException.class, future::join);
     }
 
+    /**
+     * A decision that timed out left the store's future running, so a store that queues requests (Hazelcast's
+     * coalescer) still sent it and charged a caller who had been answered already.
+     */
+    @Test
+    void acquireAsync_decisionTimesOut_cancelsTheStoresFuture() throws Exception {
+        store.mode = ControllableStore.Mode.HANG;
+        Lease lease = limiter(FailureMode.DENY, 0).acquireAsync(1).get(10, TimeUnit.SECONDS);
+        assertTrue(lease.isDegraded());
+        assertEquals(1, store.hanging.size());
+        assertTrue(store.hanging.get(0).isCancelled(), "cancelled before the caller heard back");
+    }
+
+    /** Cancelling the caller's future did not reach the store's, so a queued request was still sent. */
+    @Test
+    void acquireAsync_callerCancels_cancelsTheStoresFuture() {
+        store.mode = ControllableStore.Mode.HANG;
+        CompletableFuture<Lease> future = limiter(FailureMode.DENY, 0).acquireAsync(1);
+        assertTrue(future.cancel(false));
+        assertEquals(1, store.hanging.size());
+        assertTrue(store.hanging.get(0).isCancelled());
+    }
+
+    /** A release nobody waits for is still worth sending late: it frees permits before the lease expires. */
+    @Test
+    void close_releaseTimesOut_storesFutureIsNotCancelled() throws Exception {
+        RateLimiter limiter = limiters.limiter("test", LimitSpec.concurrency(1, Duration.ofMinutes(1)),
+                LimiterOptions.builder().decisionTimeout(Duration.ofMillis(200)).failureMode(FailureMode.DENY)
+                        .build());
+        Lease lease = limiter.tryAcquire(1);
+        store.mode = ControllableStore.Mode.HANG;
+        lease.close();
+        // Scheduled after the release's timeout on the same scheduler thread: once it fired, so had that one.
+        assertTrue(limiter.acquireAsync(1).get(10, TimeUnit.SECONDS).isDegraded());
+        assertEquals(2, store.hanging.size());
+        assertFalse(store.hanging.get(0).isCancelled(), "the release may still run");
+        assertTrue(store.hanging.get(1).isCancelled(), "the acquisition may not");
+    }
+
     @Test
     void acquire_interrupted_throwsAndRemovesWaiter() throws Exception {
         RateLimiter limiter = limiters.limiter("test", LimitSpec.fixedWindow(1, Duration.ofMinutes(1)),
@@ -164,6 +233,34 @@ final class RuntimeFailureTest {
         Thread.currentThread().interrupt();
         assertThrows(InterruptedException.class, () -> limiter.acquire(1, Duration.ofSeconds(30)));
         assertEquals(0, limiter.statistics().queuedPermits());
+    }
+
+    /** {@code acquire(1, Duration.ofSeconds(Long.MAX_VALUE))} threw ArithmeticException after queueing the waiter. */
+    @Test
+    void acquire_maxWaitBeyondLongNanos_waitsAsLongAsItTakes() throws Exception {
+        RateLimiter limiter = limiters.limiter("test", LimitSpec.concurrency(1, Duration.ofMinutes(1)),
+                LimiterOptions.builder().queueLimit(1).build());
+        Lease held = limiter.tryAcquire(1);
+        assertTrue(held.isAcquired());
+        ExecutorService caller = Executors.newSingleThreadExecutor();
+        try {
+            Future<Lease> waiting = caller.submit(() -> limiter.acquire(1, Duration.ofSeconds(Long.MAX_VALUE)));
+            held.close(); // frees the permit, whether the waiter is queued by now or not
+            Lease lease = waiting.get(10, TimeUnit.SECONDS);
+            assertTrue(lease.isAcquired());
+            assertEquals(0, limiter.statistics().queuedPermits());
+            lease.close();
+        } finally {
+            caller.shutdownNow();
+        }
+    }
+
+    @Test
+    void acquire_maxWaitBeyondLongNanosAndPermitFree_grantsAtOnce() throws Exception {
+        RateLimiter limiter = limiter(FailureMode.THROW, 0);
+        Lease lease = limiter.acquire(1, Duration.ofSeconds(Long.MAX_VALUE));
+        assertTrue(lease.isAcquired());
+        assertEquals(9, lease.remaining());
     }
 
     @Test

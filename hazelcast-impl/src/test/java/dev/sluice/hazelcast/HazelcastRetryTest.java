@@ -1,0 +1,117 @@
+package dev.sluice.hazelcast;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.hazelcast.client.HazelcastClient;
+import com.hazelcast.client.config.ClientConfig;
+import com.hazelcast.core.Hazelcast;
+import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.core.IndeterminateOperationStateException;
+import dev.sluice.limiter.Lease;
+import dev.sluice.limiter.LimitSpec;
+import dev.sluice.limiter.LimiterOptions;
+import dev.sluice.limiter.RateLimiter;
+import dev.sluice.limiter.RateLimiters;
+import dev.sluice.limiter.spi.DecisionStore;
+import dev.sluice.limiter.spi.RateLimiterRuntime;
+import dev.sluice.limiter.spi.StepRequest;
+import dev.sluice.limiter.spi.Verdict;
+import java.time.Duration;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * A concurrency acquisition that ran on the owner but whose answer was lost, retried by the runtime: on a
+ * real member (port 7120) and through a client, coalescing on and off. The answer is lost by a store that
+ * lets the step run and then reports Hazelcast's {@link IndeterminateOperationStateException}.
+ */
+final class HazelcastRetryTest {
+    private static HazelcastInstance member;
+    private static HazelcastInstance client;
+
+    @BeforeAll
+    static void start() {
+        member = Hazelcast.newHazelcastInstance(HazelcastCoalescingTest.memberConfig("sluice-retry", 7120, 0));
+        ClientConfig cc = new ClientConfig();
+        cc.setClusterName("sluice-retry");
+        cc.setProperty("hazelcast.logging.type", "none");
+        cc.getNetworkConfig().addAddress("127.0.0.1:7120");
+        client = HazelcastClient.newHazelcastClient(SluiceHazelcast.configure(cc));
+    }
+
+    @AfterAll
+    static void stop() {
+        if (client != null) {
+            client.shutdown();
+        }
+        if (member != null) {
+            member.getLifecycleService().terminate();
+        }
+    }
+
+    /** Runs every step on the real store, and loses the answer of the first {@code toLose}. */
+    private static final class LosingAnswers implements DecisionStore {
+        final HazelcastDecisionStore real;
+        final AtomicInteger toLose;
+
+        LosingAnswers(HazelcastDecisionStore real, int toLose) {
+            this.real = real;
+            this.toLose = new AtomicInteger(toLose);
+        }
+
+        @Override
+        public CompletableFuture<Verdict> submit(StepRequest request) {
+            return real.submit(request).thenCompose(verdict -> toLose.getAndUpdate(n -> Math.max(0, n - 1)) > 0
+                    ? CompletableFuture.failedFuture(new IndeterminateOperationStateException("lost (test)"))
+                    : CompletableFuture.completedFuture(verdict));
+        }
+
+        @Override
+        public boolean isRetryable(Throwable failure) {
+            return real.isRetryable(failure);
+        }
+
+        @Override
+        public Executor callbackExecutor() {
+            return real.callbackExecutor();
+        }
+
+        @Override
+        public void close() {
+            real.close();
+        }
+    }
+
+    /**
+     * Regression: the retry took a second lease (or, at the limit, was refused) while the first run's
+     * lease, which nobody knew of, held its permit for its whole duration.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"member", "member-coalescing", "client", "client-coalescing"})
+    void acquire_concurrencyAnswerLostThenRetried_getsTheLeaseItWasGranted(String setup) throws Exception {
+        HazelcastInstance hz = setup.startsWith("member") ? member : client;
+        HazelcastCoalescing coalescing = setup.endsWith("coalescing") ? HazelcastCoalescing.on()
+                : HazelcastCoalescing.disabled();
+        LosingAnswers store = new LosingAnswers(
+                new HazelcastDecisionStore(hz, SluiceHazelcast.DEFAULT_MAP_NAME, coalescing), 1);
+        try (RateLimiters limiters = RateLimiterRuntime.create(store, "sluice")) {
+            RateLimiter limiter = limiters.limiter("retry-" + UUID.randomUUID(),
+                    LimitSpec.concurrency(2, Duration.ofMinutes(1)),
+                    LimiterOptions.builder().maxRetries(2).decisionTimeout(Duration.ofSeconds(10)).build());
+            try (Lease lease = limiter.acquireAsync(1).get(10, TimeUnit.SECONDS)) {
+                assertTrue(lease.isAcquired());
+                assertEquals(0, store.toLose.get(), "the first answer was lost and the step retried");
+                assertEquals(1, lease.remaining());
+                assertEquals(1, limiter.tryAcquire(0).remaining(), "one lease is held: the retry orphaned none");
+            }
+        }
+    }
+}
