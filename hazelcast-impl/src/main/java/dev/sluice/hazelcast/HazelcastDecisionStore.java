@@ -15,7 +15,7 @@ import com.hazelcast.spi.impl.SerializationServiceSupport;
 import dev.sluice.limiter.Durability;
 import dev.sluice.limiter.spi.DecisionStore;
 import dev.sluice.limiter.spi.StepRequest;
-import dev.sluice.limiter.spi.Verdict;
+import dev.sluice.limiter.algorithm.Verdict;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;

@@ -29,7 +29,7 @@ final class ProbeProcessor implements EntryProcessor<String, long[], WireVerdict
 
     @Override
     public WireVerdict process(Map.Entry<String, long[]> entry) {
-        return new WireVerdict(dev.sluice.limiter.spi.Verdict.of(true, StepProcessor.now(instance),
+        return new WireVerdict(dev.sluice.limiter.algorithm.Verdict.of(true, StepProcessor.now(instance),
                 SluiceSerializerFactory.FORMAT_VERSION, -1, 0, 0));
     }
 

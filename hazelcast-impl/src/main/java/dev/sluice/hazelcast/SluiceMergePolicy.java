@@ -10,8 +10,8 @@ import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
 import com.hazelcast.spi.impl.merge.MapMergingEntryImpl;
 import com.hazelcast.spi.merge.MergingValue;
 import com.hazelcast.spi.merge.SplitBrainMergePolicy;
-import dev.sluice.limiter.spi.Algorithms;
-import dev.sluice.limiter.spi.StateMerge;
+import dev.sluice.limiter.algorithm.Algorithms;
+import dev.sluice.limiter.algorithm.StateMerge;
 import java.io.IOException;
 import java.util.concurrent.atomic.AtomicBoolean;
 

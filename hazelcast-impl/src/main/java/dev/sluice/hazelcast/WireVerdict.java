@@ -3,7 +3,7 @@ package dev.sluice.hazelcast;
 import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
 import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
-import dev.sluice.limiter.spi.Verdict;
+import dev.sluice.limiter.algorithm.Verdict;
 import java.io.IOException;
 
 /** The decision fields of a {@link Verdict}, as sent from the partition owner back to the caller. */

@@ -13,10 +13,10 @@ import com.hazelcast.internal.serialization.impl.DefaultSerializationServiceBuil
 import com.hazelcast.map.EntryProcessor;
 import dev.sluice.limiter.Durability;
 import dev.sluice.limiter.LimitSpec;
-import dev.sluice.limiter.spi.Algorithms;
-import dev.sluice.limiter.spi.Op;
+import dev.sluice.limiter.algorithm.Algorithms;
+import dev.sluice.limiter.algorithm.Op;
 import dev.sluice.limiter.spi.StepRequest;
-import dev.sluice.limiter.spi.Verdict;
+import dev.sluice.limiter.algorithm.Verdict;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -8,10 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.hazelcast.spi.merge.MergingValue;
 import dev.sluice.limiter.LimitSpec;
-import dev.sluice.limiter.spi.Algorithms;
-import dev.sluice.limiter.spi.Op;
-import dev.sluice.limiter.spi.StateMerge;
-import dev.sluice.limiter.spi.Verdict;
+import dev.sluice.limiter.algorithm.Algorithms;
+import dev.sluice.limiter.algorithm.Op;
+import dev.sluice.limiter.algorithm.StateMerge;
+import dev.sluice.limiter.algorithm.Verdict;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 

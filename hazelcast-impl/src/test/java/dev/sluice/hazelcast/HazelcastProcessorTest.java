@@ -11,7 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.hazelcast.map.EntryProcessor;
 import dev.sluice.limiter.Durability;
 import dev.sluice.limiter.LimitSpec;
-import dev.sluice.limiter.spi.Op;
+import dev.sluice.limiter.algorithm.Op;
 import dev.sluice.limiter.spi.StepRequest;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;

@@ -16,7 +16,7 @@ import dev.sluice.limiter.RateLimiters;
 import dev.sluice.limiter.spi.DecisionStore;
 import dev.sluice.limiter.spi.RateLimiterRuntime;
 import dev.sluice.limiter.spi.StepRequest;
-import dev.sluice.limiter.spi.Verdict;
+import dev.sluice.limiter.algorithm.Verdict;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;

@@ -16,9 +16,9 @@ import com.hazelcast.nio.serialization.DataSerializableFactory;
 import com.hazelcast.nio.serialization.HazelcastSerializationException;
 import dev.sluice.limiter.Durability;
 import dev.sluice.limiter.LimitSpec;
-import dev.sluice.limiter.spi.Op;
+import dev.sluice.limiter.algorithm.Op;
 import dev.sluice.limiter.spi.StepRequest;
-import dev.sluice.limiter.spi.Verdict;
+import dev.sluice.limiter.algorithm.Verdict;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 

@@ -2,7 +2,7 @@ package dev.sluice.jcache;
 
 import dev.sluice.limiter.spi.DecisionStore;
 import dev.sluice.limiter.spi.StepRequest;
-import dev.sluice.limiter.spi.Verdict;
+import dev.sluice.limiter.algorithm.Verdict;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;

@@ -3,7 +3,7 @@ package dev.sluice.jcache;
 import dev.sluice.limiter.Keys;
 import dev.sluice.limiter.LimitSpec;
 import dev.sluice.limiter.RateLimiters;
-import dev.sluice.limiter.spi.Algorithms;
+import dev.sluice.limiter.algorithm.Algorithms;
 import dev.sluice.limiter.spi.RateLimiterRuntime;
 import java.time.Duration;
 import java.time.InstantSource;

@@ -1,11 +1,11 @@
 package dev.sluice.jcache;
 
 import dev.sluice.limiter.LimitSpec;
-import dev.sluice.limiter.spi.Algorithms;
-import dev.sluice.limiter.spi.Op;
-import dev.sluice.limiter.spi.SpecCodec;
+import dev.sluice.limiter.algorithm.Algorithms;
+import dev.sluice.limiter.algorithm.Op;
+import dev.sluice.limiter.algorithm.SpecCodec;
 import dev.sluice.limiter.spi.StepRequest;
-import dev.sluice.limiter.spi.Verdict;
+import dev.sluice.limiter.algorithm.Verdict;
 import java.io.Serializable;
 import javax.cache.processor.EntryProcessor;
 import javax.cache.processor.MutableEntry;

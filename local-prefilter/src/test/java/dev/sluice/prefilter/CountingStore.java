@@ -2,7 +2,7 @@ package dev.sluice.prefilter;
 
 import dev.sluice.limiter.spi.DecisionStore;
 import dev.sluice.limiter.spi.StepRequest;
-import dev.sluice.limiter.spi.Verdict;
+import dev.sluice.limiter.algorithm.Verdict;
 import java.time.InstantSource;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;

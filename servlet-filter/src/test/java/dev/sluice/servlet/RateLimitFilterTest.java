@@ -16,7 +16,7 @@ import dev.sluice.limiter.local.ManualClock;
 import dev.sluice.limiter.spi.DecisionStore;
 import dev.sluice.limiter.spi.RateLimiterRuntime;
 import dev.sluice.limiter.spi.StepRequest;
-import dev.sluice.limiter.spi.Verdict;
+import dev.sluice.limiter.algorithm.Verdict;
 import jakarta.servlet.AsyncContext;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;

@@ -13,7 +13,7 @@ import dev.sluice.limiter.LimitSpec;
 import dev.sluice.limiter.LimiterOptions;
 import dev.sluice.limiter.RateLimiter;
 import dev.sluice.limiter.RateLimiters;
-import dev.sluice.limiter.spi.Algorithms;
+import dev.sluice.limiter.algorithm.Algorithms;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;

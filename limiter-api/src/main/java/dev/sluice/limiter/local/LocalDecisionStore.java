@@ -1,9 +1,9 @@
 package dev.sluice.limiter.local;
 
-import dev.sluice.limiter.spi.Algorithms;
+import dev.sluice.limiter.algorithm.Algorithms;
 import dev.sluice.limiter.spi.DecisionStore;
 import dev.sluice.limiter.spi.StepRequest;
-import dev.sluice.limiter.spi.Verdict;
+import dev.sluice.limiter.algorithm.Verdict;
 import java.time.InstantSource;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;

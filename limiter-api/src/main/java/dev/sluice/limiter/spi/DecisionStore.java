@@ -1,5 +1,7 @@
 package dev.sluice.limiter.spi;
 
+import dev.sluice.limiter.algorithm.Verdict;
+
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;

@@ -1,5 +1,7 @@
 package dev.sluice.limiter.spi;
 
+import dev.sluice.limiter.runtime.DefaultRateLimiters;
+
 import dev.sluice.limiter.Keys;
 import dev.sluice.limiter.RateLimiters;
 import java.util.Objects;

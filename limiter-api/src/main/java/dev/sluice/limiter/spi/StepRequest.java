@@ -1,5 +1,9 @@
 package dev.sluice.limiter.spi;
 
+import dev.sluice.limiter.algorithm.Algorithms;
+import dev.sluice.limiter.algorithm.Op;
+import dev.sluice.limiter.algorithm.Verdict;
+
 import dev.sluice.limiter.Durability;
 import dev.sluice.limiter.LimitSpec;
 import java.util.Objects;

@@ -1,0 +1,222 @@
+package dev.sluice.limiter.algorithm;
+
+import dev.sluice.limiter.LimitSpec;
+import java.util.Objects;
+
+/**
+ * The algorithms as one pure function: {@code step(spec, state, now, op, permits, leaseId)} returns the
+ * decision and the next state. A step never reads a clock, never mutates the state it is given, and
+ * allocates nothing but the new state and the verdict, so every backend can run the same code where the
+ * key's state lives.
+ *
+ * <p>State layout, common to all algorithms: word 0 is a header (magic, algorithm id, layout version
+ * and a shape word such as the segment count), word 1 the latest time the key has seen (so time never
+ * runs backwards for a key, even when the clock of a new owner lags), word 2 the absolute time at
+ * which the state stops mattering. State at or past that time reads as absent, which is what lets a
+ * backend without per-entry TTL (JCache) keep stale entries around harmlessly. The algorithm's own
+ * words follow.
+ *
+ * <p>State written by a different algorithm under the same key is detected by its header and refused
+ * with an {@link IllegalStateException}; it is never misread and never silently reset.
+ */
+public final class Algorithms {
+    static final long MAGIC = 0x51CEL;
+    /** The layout version of every algorithm's state but concurrency's. */
+    static final int LAYOUT_VERSION = 1;
+    /**
+     * Concurrency's layout version: 2 keeps each lease's acquisition nonce ({@link ConcurrencyStep});
+     * layout 1 is still read and is written back as 2.
+     */
+    static final int CONCURRENCY_LAYOUT_VERSION = 2;
+    static final int HEADER = 0;
+    static final int LAST_NOW = 1;
+    static final int EXPIRES_AT = 2;
+    static final int WORDS = 3;
+
+    static final int FIXED_WINDOW = 1;
+    static final int SLIDING_WINDOW = 2;
+    static final int SLIDING_LOG = 3;
+    static final int SLIDING_COUNTER = 4;
+    static final int TOKEN_BUCKET = 5;
+    static final int GCRA = 6;
+    static final int CONCURRENCY = 7;
+
+    private static final String[] NAMES = {"?", "fixed-window", "sliding-window", "sliding-log",
+            "sliding-counter", "token-bucket", "gcra", "concurrency"};
+
+    private Algorithms() {}
+
+    /**
+     * Runs one decision. Pure: the result depends only on the arguments.
+     *
+     * @param spec what to enforce
+     * @param state the stored state, or {@code null} when the key has none
+     * @param nowMillis the time of the decision, from the clock of the node running the step
+     * @param op what to do
+     * @param permits for {@link Op#ACQUIRE}, how many permits to take; 0 probes without consuming
+     * @param leaseId for {@link Op#RENEW} and {@link Op#RELEASE}, the lease's token; for a concurrency
+     *     {@link Op#ACQUIRE}, a random nonce that keeps tokens of a split cluster's two sides apart and
+     *     makes a retry of the same acquisition return the lease it was granted (0: none)
+     * @throws IllegalArgumentException if {@code permits} is negative or above the spec's limit, or the op
+     *     does not apply to the algorithm
+     * @throws IllegalStateException if the key holds another algorithm's state
+     */
+    public static Verdict step(LimitSpec spec, long[] state, long nowMillis, Op op, long permits, long leaseId) {
+        Objects.requireNonNull(spec, "spec");
+        Objects.requireNonNull(op, "op");
+        checkPermits(spec, permits);
+        if (op != Op.ACQUIRE && !(spec instanceof LimitSpec.Concurrency)) {
+            throw new IllegalArgumentException(op + " applies to concurrency limiters only, not " + spec.algorithm());
+        }
+        long[] current = state;
+        long now = nowMillis;
+        if (current != null) {
+            checkHeader(spec, current);
+            if (now >= current[EXPIRES_AT]) {
+                current = null; // stale: equivalent to no state at all
+            } else {
+                now = Math.max(now, current[LAST_NOW]);
+                if (spec instanceof LimitSpec.Concurrency) {
+                    current = ConcurrencyStep.upgrade(current); // layout 1 read as 2
+                }
+            }
+        }
+        Verdict v;
+        if (spec instanceof LimitSpec.FixedWindow s) {
+            v = FixedWindowStep.step(s, current, now, permits);
+        } else if (spec instanceof LimitSpec.SlidingWindow s) {
+            v = SlidingWindowStep.step(s, current, now, permits);
+        } else if (spec instanceof LimitSpec.SlidingLog s) {
+            v = SlidingLogStep.step(s, current, now, permits);
+        } else if (spec instanceof LimitSpec.SlidingCounter s) {
+            v = SlidingCounterStep.step(s, current, now, permits);
+        } else if (spec instanceof LimitSpec.TokenBucket s) {
+            v = TokenBucketStep.step(s, current, now, permits);
+        } else if (spec instanceof LimitSpec.Gcra s) {
+            v = GcraStep.step(s, current, now, permits);
+        } else {
+            v = ConcurrencyStep.step((LimitSpec.Concurrency) spec, current, now, op, permits, leaseId);
+        }
+        // A step that changed nothing returns the very instance it was given; a stale input that was
+        // treated as absent, or an old layout read as the new one, and left unchanged must still not be
+        // rewritten.
+        if (v.state() == current && current != state) {
+            return new Verdict(v.granted(), v.remaining(), v.limit(), v.retryAfterMillis(), v.resetAfterMillis(),
+                    v.token(), v.ttlMillis(), state);
+        }
+        return v;
+    }
+
+    /** Shorthand for an {@link Op#ACQUIRE} step. */
+    public static Verdict acquire(LimitSpec spec, long[] state, long nowMillis, long permits) {
+        return step(spec, state, nowMillis, Op.ACQUIRE, permits, 0);
+    }
+
+    /**
+     * Checks a permit count against a spec.
+     *
+     * @throws IllegalArgumentException naming the value and the bound
+     */
+    public static void checkPermits(LimitSpec spec, long permits) {
+        if (permits < 0 || permits > spec.limit()) {
+            throw new IllegalArgumentException("permits must be between 0 and " + spec.limit() + " (the limit of this "
+                    + spec.algorithm() + " limiter), was " + permits);
+        }
+    }
+
+    /** The algorithm id a spec writes into its state's header. */
+    public static int algorithmId(LimitSpec spec) {
+        if (spec instanceof LimitSpec.FixedWindow) return FIXED_WINDOW;
+        if (spec instanceof LimitSpec.SlidingWindow) return SLIDING_WINDOW;
+        if (spec instanceof LimitSpec.SlidingLog) return SLIDING_LOG;
+        if (spec instanceof LimitSpec.SlidingCounter) return SLIDING_COUNTER;
+        if (spec instanceof LimitSpec.TokenBucket) return TOKEN_BUCKET;
+        if (spec instanceof LimitSpec.Gcra) return GCRA;
+        if (spec instanceof LimitSpec.Concurrency) return CONCURRENCY;
+        throw new IllegalArgumentException("unknown spec type " + spec.getClass().getName());
+    }
+
+    /** The algorithm id stored in a state's header, or -1 if the words are not Sluice state. */
+    public static int algorithmIdOf(long[] state) {
+        if (state == null || state.length < WORDS || (state[HEADER] >>> 48) != MAGIC) {
+            return -1;
+        }
+        return (int) ((state[HEADER] >>> 40) & 0xFF);
+    }
+
+    /** The time at which a state stops mattering, or {@link Long#MIN_VALUE} for non-Sluice words. */
+    public static long expiresAt(long[] state) {
+        return algorithmIdOf(state) < 0 ? Long.MIN_VALUE : state[EXPIRES_AT];
+    }
+
+    static long header(int algorithmId, int shape) {
+        return (MAGIC << 48) | ((long) algorithmId << 40) | ((long) layoutVersion(algorithmId) << 32)
+                | (shape & 0xFFFF_FFFFL);
+    }
+
+    /** The layout version this code writes for an algorithm. */
+    static int layoutVersion(int algorithmId) {
+        return algorithmId == CONCURRENCY ? CONCURRENCY_LAYOUT_VERSION : LAYOUT_VERSION;
+    }
+
+    /** The layout version in a Sluice state's header. */
+    static int layoutOf(long[] state) {
+        return (int) ((state[HEADER] >>> 32) & 0xFF);
+    }
+
+    static int shapeOf(long[] state) {
+        return (int) state[HEADER];
+    }
+
+    private static void checkHeader(LimitSpec spec, long[] state) {
+        int found = algorithmIdOf(state);
+        int expected = algorithmId(spec);
+        if (found < 0) {
+            throw new IllegalStateException("the entry under this key is not Sluice limiter state (" + state.length
+                    + " words); refusing to overwrite it for a " + spec.algorithm() + " limiter");
+        }
+        int version = layoutOf(state);
+        boolean readable = version == layoutVersion(found)
+                || found == CONCURRENCY && ConcurrencyStep.isReadable(version);
+        if (found != expected || !readable) {
+            throw new IllegalStateException("the entry under this key holds " + name(found) + " state (layout "
+                    + version + "), not " + spec.algorithm() + " (layout " + layoutVersion(expected)
+                    + "); give this limiter its own key, or delete the entry to start over");
+        }
+        if (!hasValidLength(found, state)) {
+            throw new IllegalStateException("the entry under this key holds malformed " + name(found) + " state ("
+                    + state.length + " words, shape " + shapeOf(state) + "); delete the entry to start over");
+        }
+    }
+
+    /** Whether a state's length fits its algorithm's layout, so a step never indexes past its end. */
+    private static boolean hasValidLength(int algorithmId, long[] state) {
+        int n = state.length;
+        switch (algorithmId) {
+            case FIXED_WINDOW:
+            case TOKEN_BUCKET:
+            case GCRA:
+                return n == WORDS + 2;
+            case SLIDING_WINDOW:
+                int segments = shapeOf(state);
+                return segments >= 1 && segments <= LimitSpec.SlidingWindow.MAX_SEGMENTS && n == WORDS + 1 + segments;
+            case SLIDING_COUNTER:
+                return n == WORDS + 3;
+            case CONCURRENCY:
+                int perLease = layoutOf(state) == ConcurrencyStep.LEGACY_LAYOUT ? ConcurrencyStep.LEGACY_LEASE
+                        : ConcurrencyStep.LEASE;
+                return n >= WORDS + 1 && (n - WORDS - 1) % perLease == 0;
+            default: // SLIDING_LOG: any number of timestamps
+                return true;
+        }
+    }
+
+    static String name(int algorithmId) {
+        return algorithmId > 0 && algorithmId < NAMES.length ? NAMES[algorithmId] : "unknown algorithm " + algorithmId;
+    }
+
+    /** {@code ceil(a / b)} for {@code a >= 0, b > 0}. */
+    static long ceilDiv(long a, long b) {
+        return -Math.floorDiv(-a, b);
+    }
+}

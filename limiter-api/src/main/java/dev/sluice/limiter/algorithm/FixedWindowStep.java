@@ -1,0 +1,36 @@
+package dev.sluice.limiter.algorithm;
+
+import static dev.sluice.limiter.algorithm.Algorithms.FIXED_WINDOW;
+import static dev.sluice.limiter.algorithm.Algorithms.header;
+
+import dev.sluice.limiter.LimitSpec;
+
+/** Windows aligned to the epoch. State: window start, count. */
+final class FixedWindowStep {
+    private static final int START = 3;
+    private static final int COUNT = 4;
+
+    private FixedWindowStep() {}
+
+    static Verdict step(LimitSpec.FixedWindow spec, long[] state, long now, long permits) {
+        long window = spec.windowMillis();
+        long limit = spec.permitLimit();
+        long start = now - Math.floorMod(now, window);
+        long end = start + window;
+        long count = state != null && state[START] == start ? state[COUNT] : 0;
+        long untilEnd = end - now;
+        long resetAfter = count > 0 ? untilEnd : 0;
+        long left = Math.max(0, limit - count); // the count may exceed a limit lowered since it was written
+        if (permits == 0) {
+            boolean available = count < limit;
+            return new Verdict(available, left, limit, available ? Verdict.NO_RETRY : untilEnd,
+                    resetAfter, 0, resetAfter, state);
+        }
+        if (count + permits > limit) {
+            return new Verdict(false, left, limit, untilEnd, resetAfter, 0, resetAfter, state);
+        }
+        long next = count + permits;
+        long[] updated = {header(FIXED_WINDOW, 0), now, end, start, next};
+        return new Verdict(true, limit - next, limit, Verdict.NO_RETRY, untilEnd, 0, untilEnd, updated);
+    }
+}

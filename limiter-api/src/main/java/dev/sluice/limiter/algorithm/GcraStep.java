@@ -1,0 +1,54 @@
+package dev.sluice.limiter.algorithm;
+
+import static dev.sluice.limiter.algorithm.Algorithms.GCRA;
+import static dev.sluice.limiter.algorithm.Algorithms.WORDS;
+import static dev.sluice.limiter.algorithm.Algorithms.ceilDiv;
+import static dev.sluice.limiter.algorithm.Algorithms.header;
+
+import dev.sluice.limiter.LimitSpec;
+
+/**
+ * Generic cell rate algorithm. The emission interval is {@code T = period / rate}; a request of
+ * {@code n} permits is allowed when the theoretical arrival time after it, {@code max(tat, now) + n*T},
+ * is at most {@code burst * T} ahead of now. State: the theoretical arrival time as whole milliseconds
+ * plus a remainder in units of {@code 1/rate} ms, so a rate that does not divide the period is kept
+ * exactly, with no rounding drift.
+ */
+final class GcraStep {
+    private static final int TAT_MILLIS = WORDS;
+    private static final int TAT_FRACTION = WORDS + 1;
+
+    private GcraStep() {}
+
+    static Verdict step(LimitSpec.Gcra spec, long[] state, long now, long permits) {
+        long rate = spec.permitsPerPeriod();
+        long period = spec.periodMillis();
+        long tolerance = spec.burst() * period; // burst * T, in units of 1/rate ms
+        long tatMillis = now;
+        long tatFraction = 0;
+        if (state != null && state[TAT_MILLIS] >= now) {
+            tatMillis = state[TAT_MILLIS];
+            tatFraction = state[TAT_FRACTION];
+        }
+        long ahead = (tatMillis - now) * rate + tatFraction; // (tat - now), in units of 1/rate ms
+        long resetAfter = ceilDiv(ahead, rate);
+        long asked = Math.max(permits, 1);
+        long total = tatFraction + asked * period;
+        long nextMillis = tatMillis + total / rate;
+        long nextFraction = total % rate;
+        long nextAhead = (nextMillis - now) * rate + nextFraction;
+        if (nextAhead <= tolerance) {
+            if (permits == 0) {
+                return new Verdict(true, (tolerance - ahead) / period, spec.burst(), Verdict.NO_RETRY, resetAfter, 0,
+                        resetAfter, state);
+            }
+            long ttl = nextMillis - now + (nextFraction > 0 ? 1 : 0);
+            long[] updated = {header(GCRA, 0), now, now + ttl, nextMillis, nextFraction};
+            return new Verdict(true, (tolerance - nextAhead) / period, spec.burst(), Verdict.NO_RETRY, ttl, 0, ttl,
+                    updated);
+        }
+        long retryAfter = ceilDiv(nextAhead - tolerance, rate);
+        return new Verdict(false, Math.max(0, (tolerance - ahead) / period), spec.burst(), retryAfter, resetAfter, 0,
+                resetAfter, state);
+    }
+}

@@ -1,0 +1,25 @@
+package dev.sluice.limiter.algorithm;
+
+/** What a step does. Ids are stable: they travel over the wire. */
+public enum Op {
+    /** Take permits (or probe, with 0 permits). */
+    ACQUIRE(0),
+    /** Extend a live concurrency lease; an expired lease is not recreated. */
+    RENEW(1),
+    /** Return a concurrency lease's permits. */
+    RELEASE(2);
+
+    private static final Op[] BY_ID = {ACQUIRE, RENEW, RELEASE};
+    private final int id;
+
+    Op(int id) { this.id = id; }
+
+    public int id() { return id; }
+
+    public static Op ofId(int id) {
+        if (id < 0 || id >= BY_ID.length) {
+            throw new IllegalArgumentException("op id must be between 0 and " + (BY_ID.length - 1) + ", was " + id);
+        }
+        return BY_ID[id];
+    }
+}

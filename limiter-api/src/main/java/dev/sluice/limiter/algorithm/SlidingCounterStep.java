@@ -1,0 +1,75 @@
+package dev.sluice.limiter.algorithm;
+
+import static dev.sluice.limiter.algorithm.Algorithms.SLIDING_COUNTER;
+import static dev.sluice.limiter.algorithm.Algorithms.WORDS;
+import static dev.sluice.limiter.algorithm.Algorithms.header;
+
+import dev.sluice.limiter.LimitSpec;
+
+/**
+ * Epoch-aligned windows; the estimate is {@code ceil(previous * (window - elapsed) / window) + current}.
+ * State: current window start, previous count, current count.
+ *
+ * <p>Error bound: every aligned window holds at most the limit; a window-long interval starting at
+ * {@code elapsed} into a window holds at most {@code limit + previous * elapsed / window}, below twice the
+ * limit, and the estimate is exact when the previous window's arrivals were uniform.
+ */
+final class SlidingCounterStep {
+    private static final int START = WORDS;
+    private static final int PREVIOUS = WORDS + 1;
+    private static final int CURRENT = WORDS + 2;
+
+    private SlidingCounterStep() {}
+
+    static Verdict step(LimitSpec.SlidingCounter spec, long[] state, long now, long permits) {
+        long window = spec.windowMillis();
+        long limit = spec.permitLimit();
+        long start = now - Math.floorMod(now, window);
+        long previous = 0;
+        long current = 0;
+        if (state != null) {
+            if (state[START] == start) {
+                previous = state[PREVIOUS];
+                current = state[CURRENT];
+            } else if (state[START] == start - window) {
+                previous = state[CURRENT];
+            }
+        }
+        long elapsed = now - start;
+        long estimate = weighted(previous, window - elapsed, window) + current;
+        long resetAfter = current > 0 ? start + 2 * window - now : previous > 0 ? start + window - now : 0;
+        long asked = Math.max(permits, 1);
+        if (estimate + asked <= limit) {
+            if (permits == 0) {
+                return new Verdict(true, limit - estimate, limit, Verdict.NO_RETRY, resetAfter, 0, resetAfter, state);
+            }
+            long expiresAt = start + 2 * window;
+            long[] updated = {header(SLIDING_COUNTER, 0), now, expiresAt, start, previous, current + permits};
+            long ttl = expiresAt - now;
+            return new Verdict(true, limit - estimate - permits, limit, Verdict.NO_RETRY, ttl, 0, ttl, updated);
+        }
+        long retryAt;
+        long room = limit - current - asked;
+        if (room >= 0 && elapsedNeeded(previous, room, window) < window) {
+            retryAt = start + elapsedNeeded(previous, room, window);
+        } else {
+            // In the next window the current count becomes the previous one, weighted down as time passes.
+            retryAt = start + window + (current == 0 ? 0 : elapsedNeeded(current, limit - asked, window));
+        }
+        return new Verdict(false, Math.max(0, limit - estimate), limit, retryAt - now, resetAfter, 0, resetAfter,
+                state);
+    }
+
+    /** {@code ceil(count * remainingMillis / window)}; the spec's bounds keep the product in range. */
+    private static long weighted(long count, long remainingMillis, long window) {
+        return Algorithms.ceilDiv(count * remainingMillis, window);
+    }
+
+    /** Smallest elapsed time at which {@code weighted(count, window - elapsed) <= room}. */
+    private static long elapsedNeeded(long count, long room, long window) {
+        if (count == 0) {
+            return 0;
+        }
+        return Math.max(0, window - Math.floorDiv(room * window, count));
+    }
+}

@@ -1,0 +1,46 @@
+package dev.sluice.limiter.algorithm;
+
+import static dev.sluice.limiter.algorithm.Algorithms.SLIDING_LOG;
+import static dev.sluice.limiter.algorithm.Algorithms.WORDS;
+import static dev.sluice.limiter.algorithm.Algorithms.header;
+
+import dev.sluice.limiter.LimitSpec;
+
+/**
+ * Exact sliding window. State: one timestamp per admitted permit, oldest first. A permit admitted at
+ * {@code t} counts until {@code t + window}. Since the state is copied on every write anyway, a sorted
+ * array serves as well as a ring and survives a change of the limit without conversion.
+ */
+final class SlidingLogStep {
+    private SlidingLogStep() {}
+
+    static Verdict step(LimitSpec.SlidingLog spec, long[] state, long now, long permits) {
+        long window = spec.windowMillis();
+        long limit = spec.permitLimit();
+        int first = WORDS;
+        int end = state == null ? WORDS : state.length;
+        while (first < end && state[first] + window <= now) {
+            first++;
+        }
+        int live = end - first;
+        long resetAfter = live > 0 ? state[end - 1] + window - now : 0;
+        if (permits == 0 ? live < limit : live + permits <= limit) {
+            if (permits == 0) {
+                return new Verdict(true, limit - live, limit, Verdict.NO_RETRY, resetAfter, 0, resetAfter, state);
+            }
+            long[] updated = new long[WORDS + live + (int) permits];
+            updated[0] = header(SLIDING_LOG, 0);
+            updated[1] = now;
+            updated[2] = now + window;
+            if (live > 0) {
+                System.arraycopy(state, first, updated, WORDS, live);
+            }
+            java.util.Arrays.fill(updated, WORDS + live, updated.length, now);
+            return new Verdict(true, limit - live - permits, limit, Verdict.NO_RETRY, window, 0, window, updated);
+        }
+        // The request fits once the oldest `needed` entries have left the window.
+        long needed = live + Math.max(permits, 1) - limit;
+        long retryAt = state[first + (int) needed - 1] + window;
+        return new Verdict(false, Math.max(0, limit - live), limit, retryAt - now, resetAfter, 0, resetAfter, state);
+    }
+}

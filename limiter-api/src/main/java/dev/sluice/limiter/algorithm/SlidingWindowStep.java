@@ -1,0 +1,83 @@
+package dev.sluice.limiter.algorithm;
+
+import static dev.sluice.limiter.algorithm.Algorithms.SLIDING_WINDOW;
+import static dev.sluice.limiter.algorithm.Algorithms.WORDS;
+import static dev.sluice.limiter.algorithm.Algorithms.header;
+import static dev.sluice.limiter.algorithm.Algorithms.shapeOf;
+
+import dev.sluice.limiter.LimitSpec;
+
+/**
+ * A window of {@code s} epoch-aligned segments. State: the absolute index of the newest segment, then a
+ * ring of {@code s} counters indexed by {@code absoluteIndex % s}. The window is the current segment and
+ * the {@code s - 1} before it; a permit returns when its segment leaves the window.
+ *
+ * <p>Error bound: any {@code s} consecutive segments hold at most the limit, so any interval of
+ * {@code window - segment} holds at most the limit; an arbitrary window-long interval can touch
+ * {@code s + 1} segments and so exceed the limit by at most one segment's admissions.
+ *
+ * <p>State written with a different segment count (the spec changed) is carried over conservatively:
+ * all its live permits are counted in the current segment.
+ */
+final class SlidingWindowStep {
+    private static final int NEWEST = WORDS;
+    private static final int RING = WORDS + 1;
+
+    private SlidingWindowStep() {}
+
+    static Verdict step(LimitSpec.SlidingWindow spec, long[] state, long now, long permits) {
+        int segments = spec.segmentsPerWindow();
+        long segment = spec.segmentMillis();
+        long limit = spec.permitLimit();
+        long current = Math.floorDiv(now, segment);
+        long oldest = current - segments + 1;
+
+        long[] counts = new long[segments];
+        long total = 0;
+        if (state != null) {
+            long newest = state[NEWEST];
+            int storedSegments = shapeOf(state);
+            if (storedSegments == segments) {
+                for (long j = Math.max(oldest, newest - segments + 1); j <= newest; j++) {
+                    long c = state[RING + Math.floorMod(j, segments)];
+                    counts[Math.floorMod(j, segments)] = c;
+                    total += c;
+                }
+            } else {
+                long live = 0;
+                for (int i = RING; i < state.length; i++) {
+                    live += state[i];
+                }
+                counts[Math.floorMod(current, segments)] = live;
+                total = live;
+            }
+        }
+        long resetAfter = total > 0 ? (current + segments) * segment - now : 0;
+        if (permits == 0 ? total < limit : total + permits <= limit) {
+            if (permits == 0) {
+                return new Verdict(true, limit - total, limit, Verdict.NO_RETRY, resetAfter, 0, resetAfter, state);
+            }
+            long[] updated = new long[RING + segments];
+            updated[0] = header(SLIDING_WINDOW, segments);
+            updated[1] = now;
+            long expiresAt = (current + segments) * segment;
+            updated[2] = expiresAt;
+            updated[NEWEST] = current;
+            System.arraycopy(counts, 0, updated, RING, segments);
+            updated[RING + Math.floorMod(current, segments)] += permits;
+            long ttl = expiresAt - now;
+            return new Verdict(true, limit - total - permits, limit, Verdict.NO_RETRY, ttl, 0, ttl, updated);
+        }
+        long needed = total + Math.max(permits, 1) - limit;
+        long freed = 0;
+        long retryAt = (current + segments) * segment;
+        for (long j = oldest; j <= current; j++) {
+            freed += counts[Math.floorMod(j, segments)];
+            if (freed >= needed) {
+                retryAt = (j + segments) * segment;
+                break;
+            }
+        }
+        return new Verdict(false, Math.max(0, limit - total), limit, retryAt - now, resetAfter, 0, resetAfter, state);
+    }
+}

@@ -1,0 +1,255 @@
+package dev.sluice.limiter.algorithm;
+
+import static dev.sluice.limiter.algorithm.Algorithms.EXPIRES_AT;
+import static dev.sluice.limiter.algorithm.Algorithms.HEADER;
+import static dev.sluice.limiter.algorithm.Algorithms.LAST_NOW;
+import static dev.sluice.limiter.algorithm.Algorithms.WORDS;
+
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Merges two copies of one key's state that diverged while a cluster was split: the result carries at
+ * least the consumption of each copy, so a healed cluster never grants what either side already gave
+ * away. Pure, like the steps: it never reads a clock and never mutates its arguments; it returns one of
+ * its arguments when that one already dominates the other.
+ *
+ * <ul>
+ *   <li>fixed window, sliding counter: the same window keeps the higher counts; otherwise the newer window
+ *       (a sliding counter also keeps the older side's count as the newer side's previous window);
+ *   <li>sliding window: per segment, the higher count;
+ *   <li>sliding log: the newest {@code max(n1, n2)} timestamps of both logs;
+ *   <li>token bucket: the fewer tokens with the later refill time;
+ *   <li>GCRA: the later theoretical arrival time;
+ *   <li>concurrency: the union of the leases (a lease on both sides keeps its later expiry), layout 1
+ *       and 2 alike, merged as layout 2;
+ *   <li>different algorithms or layouts: the state that saw the later time.
+ * </ul>
+ */
+public final class StateMerge {
+    private StateMerge() {}
+
+    /**
+     * The state that keeps the consumption of both {@code a} and {@code b}; either may be {@code null}
+     * (absent). Words that are not Sluice state lose to words that are; of two such, {@code b} is kept.
+     */
+    public static long[] merge(long[] a, long[] b) {
+        int idA = Algorithms.algorithmIdOf(a);
+        int idB = Algorithms.algorithmIdOf(b);
+        if (idA < 0) {
+            return idB < 0 && b == null ? a : b;
+        }
+        if (idB < 0) {
+            return a;
+        }
+        if (idA == Algorithms.CONCURRENCY && idB == Algorithms.CONCURRENCY
+                && ConcurrencyStep.isReadable(Algorithms.layoutOf(a))
+                && ConcurrencyStep.isReadable(Algorithms.layoutOf(b))) {
+            return concurrency(a, b); // layouts 1 and 2 have common ground: the leases
+        }
+        if (a[HEADER] != b[HEADER]) { // another algorithm, layout or shape: no common ground
+            return a[LAST_NOW] > b[LAST_NOW] ? a : b;
+        }
+        switch (idA) {
+            case Algorithms.FIXED_WINDOW:
+                return windowCounts(a, b, 1);
+            case Algorithms.SLIDING_COUNTER:
+                return slidingCounter(a, b);
+            case Algorithms.SLIDING_WINDOW:
+                return slidingWindow(a, b);
+            case Algorithms.SLIDING_LOG:
+                return slidingLog(a, b);
+            case Algorithms.TOKEN_BUCKET:
+                return tokenBucket(a, b);
+            case Algorithms.GCRA:
+                return gcra(a, b);
+            default:
+                return a[LAST_NOW] > b[LAST_NOW] ? a : b;
+        }
+    }
+
+    /** Layout {@code [header, lastNow, expiresAt, windowStart, count...]}: same window, max of each count. */
+    private static long[] windowCounts(long[] a, long[] b, int counts) {
+        int start = WORDS;
+        if (a[start] != b[start]) {
+            return a[start] > b[start] ? a : b;
+        }
+        long[] merged = a.clone();
+        boolean fromB = false;
+        for (int i = start + 1; i <= start + counts; i++) {
+            if (b[i] > merged[i]) {
+                merged[i] = b[i];
+                fromB = true;
+            }
+        }
+        return finish(merged, a, b, fromB);
+    }
+
+    /** {@code [header, lastNow, expiresAt, start, previous, current]}. */
+    private static long[] slidingCounter(long[] a, long[] b) {
+        int start = WORDS;
+        int previous = WORDS + 1;
+        int current = WORDS + 2;
+        if (a[start] == b[start]) {
+            return windowCounts(a, b, 2);
+        }
+        long[] newer = a[start] > b[start] ? a : b;
+        long[] older = newer == a ? b : a;
+        long window = newer[EXPIRES_AT] - newer[start] - (older[EXPIRES_AT] - older[start]) == 0
+                ? (newer[EXPIRES_AT] - newer[start]) / 2 : -1;
+        if (window > 0 && older[start] + window == newer[start] && older[current] > newer[previous]) {
+            long[] merged = newer.clone();
+            merged[previous] = older[current];
+            return finish(merged, a, b, true);
+        }
+        return newer;
+    }
+
+    /** {@code [header(segments), lastNow, expiresAt, newestSegment, ring...]}. */
+    private static long[] slidingWindow(long[] a, long[] b) {
+        int newestAt = WORDS;
+        int ring = WORDS + 1;
+        int segments = a.length - ring;
+        if (segments <= 0 || b.length != a.length) {
+            return a[LAST_NOW] > b[LAST_NOW] ? a : b;
+        }
+        long newest = Math.max(a[newestAt], b[newestAt]);
+        long[] merged = new long[a.length];
+        merged[HEADER] = a[HEADER];
+        merged[newestAt] = newest;
+        for (long j = newest - segments + 1; j <= newest; j++) {
+            int slot = ring + (int) Math.floorMod(j, (long) segments);
+            merged[slot] = Math.max(countAt(a, j, segments), countAt(b, j, segments));
+        }
+        long[] base = a[newestAt] >= b[newestAt] ? a : b;
+        long[] other = base == a ? b : a;
+        merged[LAST_NOW] = Math.max(a[LAST_NOW], b[LAST_NOW]);
+        merged[EXPIRES_AT] = Math.max(a[EXPIRES_AT], b[EXPIRES_AT]);
+        if (Arrays.equals(merged, base)) {
+            return base;
+        }
+        return Arrays.equals(merged, other) ? other : merged;
+    }
+
+    private static long countAt(long[] s, long segment, int segments) {
+        long newest = s[WORDS];
+        if (segment > newest || segment <= newest - segments) {
+            return 0;
+        }
+        return s[WORDS + 1 + (int) Math.floorMod(segment, (long) segments)];
+    }
+
+    /** {@code [header, lastNow, expiresAt, t1 <= t2 <= ...]}: the newest max(n1, n2) of both logs. */
+    private static long[] slidingLog(long[] a, long[] b) {
+        int n = Math.max(a.length, b.length) - WORDS;
+        long[] all = new long[a.length + b.length - 2 * WORDS];
+        System.arraycopy(a, WORDS, all, 0, a.length - WORDS);
+        System.arraycopy(b, WORDS, all, a.length - WORDS, b.length - WORDS);
+        Arrays.sort(all);
+        long[] merged = new long[WORDS + n];
+        merged[HEADER] = a[HEADER];
+        merged[LAST_NOW] = Math.max(a[LAST_NOW], b[LAST_NOW]);
+        merged[EXPIRES_AT] = Math.max(a[EXPIRES_AT], b[EXPIRES_AT]);
+        System.arraycopy(all, all.length - n, merged, WORDS, n);
+        if (Arrays.equals(merged, a)) {
+            return a;
+        }
+        return Arrays.equals(merged, b) ? b : merged;
+    }
+
+    /**
+     * {@code [header, lastNow, expiresAt, tokens, lastRefill]}: fewer tokens and a later refill time never
+     * hold more tokens than either side at any later time. The bucket is full again (the state expires)
+     * as much later than the fewer-tokens side's expiry as the refill time moved.
+     */
+    private static long[] tokenBucket(long[] a, long[] b) {
+        int tokens = WORDS;
+        int lastRefill = WORDS + 1;
+        long[] fewer = a[tokens] < b[tokens] || (a[tokens] == b[tokens] && a[lastRefill] >= b[lastRefill]) ? a : b;
+        long[] other = fewer == a ? b : a;
+        if (fewer[lastRefill] >= other[lastRefill]) {
+            return withTimes(fewer, a, b);
+        }
+        long[] merged = fewer.clone();
+        merged[lastRefill] = other[lastRefill];
+        merged[EXPIRES_AT] = fewer[EXPIRES_AT] + (other[lastRefill] - fewer[lastRefill]);
+        merged[LAST_NOW] = Math.max(a[LAST_NOW], b[LAST_NOW]);
+        return merged;
+    }
+
+    /** {@code [header, lastNow, expiresAt, tatMillis, tatFraction]}: the later arrival time. */
+    private static long[] gcra(long[] a, long[] b) {
+        int tat = WORDS;
+        int fraction = WORDS + 1;
+        boolean aLater = a[tat] > b[tat] || (a[tat] == b[tat] && a[fraction] >= b[fraction]);
+        return withTimes(aLater ? a : b, a, b);
+    }
+
+    /**
+     * {@code [header, lastNow, expiresAt, lastToken, (token, permits, expiresAt, nonce)...]}: the union by
+     * token, in layout 2 (a layout 1 side is read with nonce 0). A lease on both sides keeps its later
+     * expiry and its known nonce.
+     */
+    private static long[] concurrency(long[] original, long[] other) {
+        long[] a = ConcurrencyStep.upgrade(original);
+        long[] b = ConcurrencyStep.upgrade(other);
+        int lastToken = ConcurrencyStep.LAST_TOKEN;
+        int leases = ConcurrencyStep.LEASES;
+        int lease = ConcurrencyStep.LEASE;
+        Map<Long, Integer> slotOfToken = new HashMap<>();
+        long[] merged = Arrays.copyOf(a, a.length + b.length - leases);
+        int end = a.length;
+        for (int i = leases; i < a.length; i += lease) {
+            slotOfToken.put(a[i], i);
+        }
+        boolean changed = false;
+        for (int i = leases; i < b.length; i += lease) {
+            Integer slot = slotOfToken.get(b[i]);
+            if (slot == null) {
+                System.arraycopy(b, i, merged, end, lease);
+                end += lease;
+                changed = true;
+                continue;
+            }
+            if (b[i + 2] > merged[slot + 2]) {
+                merged[slot + 2] = b[i + 2];
+                merged[slot + 1] = Math.max(merged[slot + 1], b[i + 1]);
+                changed = true;
+            }
+            if (merged[slot + 3] == 0 && b[i + 3] != 0) {
+                merged[slot + 3] = b[i + 3];
+                changed = true;
+            }
+        }
+        merged = Arrays.copyOf(merged, end);
+        merged[lastToken] = Math.max(a[lastToken], b[lastToken]);
+        merged[LAST_NOW] = Math.max(a[LAST_NOW], b[LAST_NOW]);
+        merged[EXPIRES_AT] = Math.max(a[EXPIRES_AT], b[EXPIRES_AT]);
+        if (!changed && merged[lastToken] == a[lastToken] && merged[LAST_NOW] == a[LAST_NOW]
+                && merged[EXPIRES_AT] == a[EXPIRES_AT]) {
+            return original; // in its own layout: the next step that changes it writes layout 2
+        }
+        return merged;
+    }
+
+    /** {@code chosen} (whose expiry stands), with the later of both last-seen times. */
+    private static long[] withTimes(long[] chosen, long[] a, long[] b) {
+        long lastNow = Math.max(a[LAST_NOW], b[LAST_NOW]);
+        if (chosen[LAST_NOW] == lastNow) {
+            return chosen;
+        }
+        long[] merged = chosen.clone();
+        merged[LAST_NOW] = lastNow;
+        return merged;
+    }
+
+    private static long[] finish(long[] merged, long[] a, long[] b, boolean fromB) {
+        merged[LAST_NOW] = Math.max(a[LAST_NOW], b[LAST_NOW]);
+        merged[EXPIRES_AT] = Math.max(a[EXPIRES_AT], b[EXPIRES_AT]);
+        if (!fromB && Arrays.equals(merged, a)) {
+            return a;
+        }
+        return Arrays.equals(merged, b) ? b : merged;
+    }
+}

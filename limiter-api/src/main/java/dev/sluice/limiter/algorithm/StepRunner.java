@@ -1,0 +1,66 @@
+package dev.sluice.limiter.algorithm;
+
+import dev.sluice.limiter.LimitSpec;
+
+/**
+ * What every backend's processor runs: decode the request, run the pure step at the node's time, and say
+ * what to do with the entry ({@link Outcome}). A processor only reads the entry, calls this, and applies
+ * the outcome.
+ */
+public final class StepRunner {
+    private StepRunner() {}
+
+    /** One request on a key's state at {@code nowMillis}. */
+    public static Outcome run(LimitSpec spec, Op op, long permits, long leaseId, long[] state, long nowMillis) {
+        return Outcome.of(Algorithms.step(spec, state, nowMillis, op, permits, leaseId), state);
+    }
+
+    /** Request {@code index} of encoded {@code requests} ({@link RequestCodec}). */
+    public static Outcome run(long[] requests, int index, long[] state, long nowMillis) {
+        return run(RequestCodec.spec(requests, index), RequestCodec.op(requests, index),
+                RequestCodec.permits(requests, index), RequestCodec.leaseId(requests, index), state, nowMillis);
+    }
+
+    /** Where {@link #runAll} hands each request's outcome. */
+    public interface Results {
+        void verdict(int index, Verdict verdict);
+
+        void failure(int index, RuntimeException failure);
+    }
+
+    /**
+     * Every request of {@code requests} on one key, in order, at one time: each step runs on the state the
+     * previous one left (a state removed, or written with no time left, reads as absent, as it would after
+     * a one-request write); a request whose step throws gets its own exception and leaves the state as it
+     * was. The returned outcome is the batch's for the entry: written once, with the TTL of the last step
+     * that changed it, or kept when the final state is the one the batch started from.
+     */
+    public static Outcome runAll(long[] requests, long[] state, long nowMillis, Results results) {
+        int n = RequestCodec.count(requests);
+        long[] current = state;
+        long ttlMillis = 0;
+        Verdict last = null;
+        for (int i = 0; i < n; i++) {
+            try {
+                Verdict v = Algorithms.step(RequestCodec.spec(requests, i), current, nowMillis,
+                        RequestCodec.op(requests, i), RequestCodec.permits(requests, i), RequestCodec.leaseId(requests, i));
+                if (v.stateChanged(current)) {
+                    current = v.ttlMillis() > 0 ? v.state() : null;
+                    ttlMillis = v.ttlMillis();
+                }
+                last = v.withoutState();
+                results.verdict(i, last);
+            } catch (RuntimeException e) {
+                last = null;
+                results.failure(i, e);
+            }
+        }
+        if (current == state) {
+            return new Outcome(last, Outcome.Action.KEEP, null, 0);
+        }
+        if (current == null) {
+            return new Outcome(last, state == null ? Outcome.Action.KEEP : Outcome.Action.REMOVE, null, 0);
+        }
+        return new Outcome(last, Outcome.Action.WRITE, current, ttlMillis);
+    }
+}

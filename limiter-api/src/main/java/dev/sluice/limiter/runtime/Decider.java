@@ -1,0 +1,185 @@
+package dev.sluice.limiter.runtime;
+
+import dev.sluice.limiter.algorithm.Op;
+
+import dev.sluice.limiter.algorithm.Verdict;
+import dev.sluice.limiter.spi.DecisionStore;
+import dev.sluice.limiter.spi.StepRequest;
+
+import dev.sluice.limiter.LimiterOptions;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.BiConsumer;
+
+/**
+ * Obtains one verdict from the store within a deadline, retrying retryable failures with randomized,
+ * bounded backoff. It knows nothing of failure modes: a verdict, or the last failure, is the result.
+ * Usage errors (an {@link IllegalArgumentException} or {@link IllegalStateException} from the step) are
+ * never retried.
+ */
+final class Decider {
+    private static final long BASE_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
+    private static final long MAX_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
+
+    final DecisionStore store;
+    final ScheduledExecutorService scheduler;
+
+    Decider(DecisionStore store, ScheduledExecutorService scheduler) {
+        this.store = store;
+        this.scheduler = scheduler;
+    }
+
+    /**
+     * A step's own rejection of its input: exactly {@link IllegalArgumentException} or
+     * {@link IllegalStateException}, not their many subclasses that infrastructure throws for transient
+     * trouble (a client offline, an instance shutting down).
+     */
+    static boolean isUsageError(Throwable t) {
+        return t.getClass() == IllegalArgumentException.class || t.getClass() == IllegalStateException.class;
+    }
+
+    /** Blocks for a verdict; throws the last failure (a {@link TimeoutException} when time ran out). */
+    Verdict decide(StepRequest request, LimiterOptions options) throws Throwable {
+        long deadline = System.nanoTime() + options.decisionTimeout().toNanos();
+        for (int attempt = 0; ; attempt++) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                throw new TimeoutException("no verdict within " + options.decisionTimeout());
+            }
+            Throwable failure;
+            try {
+                return store.execute(request, left);
+            } catch (ExecutionException e) {
+                failure = e.getCause() == null ? e : e.getCause();
+            } catch (TimeoutException | InterruptedException e) {
+                throw e;
+            } catch (RuntimeException e) {
+                failure = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+            }
+            if (isUsageError(failure) || attempt >= options.maxRetries() || !store.isRetryable(failure)) {
+                throw failure;
+            }
+            long pause = backoff(attempt, deadline);
+            if (pause < 0) {
+                throw failure;
+            }
+            TimeUnit.NANOSECONDS.sleep(pause);
+        }
+    }
+
+    /**
+     * Never blocks; the future completes with a verdict or the last failure, by the deadline at the latest.
+     *
+     * <p>An acquisition passes its deadline to the store, and when it ends without a verdict (the deadline
+     * passed, or the returned future was cancelled), the store's future for the attempt in flight is
+     * cancelled first, so a store that still holds the request unsent drops it: a caller who gave up is not
+     * charged. Renewals and releases are sent however late, since a late one still keeps a held lease alive
+     * or frees permits before the lease expires.
+     */
+    CompletableFuture<Verdict> decideAsync(StepRequest request, LimiterOptions options) {
+        Decision decision = new Decision(request, options);
+        Executor callbacks = store.callbackExecutor();
+        Runnable expire = () -> {
+            decision.abandonStep(); // before the caller hears back, so the request is out of any queue by then
+            decision.result.completeExceptionally(
+                    new TimeoutException("no verdict within " + options.decisionTimeout()));
+        };
+        // The scheduler thread must stay free for deadlines: callers' callbacks run where the store says.
+        ScheduledFuture<?> timeout = scheduler.schedule(callbacks == null ? expire : () -> callbacks.execute(expire),
+                options.decisionTimeout().toNanos(), TimeUnit.NANOSECONDS);
+        decision.result.whenComplete((v, t) -> {
+            timeout.cancel(false);
+            if (decision.result.isCancelled()) {
+                decision.abandonStep();
+            }
+        });
+        attempt(decision, 0);
+        return decision.result;
+    }
+
+    /** One asynchronous decision: its result and the store's future of the attempt in flight. */
+    private static final class Decision {
+        final StepRequest request;
+        final LimiterOptions options;
+        final CompletableFuture<Verdict> result = new CompletableFuture<>();
+        final long deadline;
+        /** Only an acquisition is dropped when its caller gives up; see {@link #decideAsync}. */
+        final boolean abandonable;
+        volatile CompletableFuture<Verdict> step;
+
+        Decision(StepRequest request, LimiterOptions options) {
+            this.request = request;
+            this.options = options;
+            this.deadline = System.nanoTime() + options.decisionTimeout().toNanos();
+            this.abandonable = request.op() == Op.ACQUIRE;
+        }
+
+        void abandonStep() {
+            CompletableFuture<Verdict> s = step;
+            if (abandonable && s != null) {
+                s.cancel(false);
+            }
+        }
+    }
+
+    private void attempt(Decision decision, int attempt) {
+        CompletableFuture<Verdict> result = decision.result;
+        LimiterOptions options = decision.options;
+        if (result.isDone()) {
+            return;
+        }
+        CompletableFuture<Verdict> step;
+        try {
+            step = store.submit(decision.request, decision.abandonable ? decision.deadline : Long.MAX_VALUE);
+        } catch (RuntimeException e) {
+            step = CompletableFuture.failedFuture(e);
+        }
+        decision.step = step;
+        if (result.isDone()) { // the caller gave up while the request was being handed over
+            decision.abandonStep();
+        }
+        CompletableFuture<Verdict> sent = step;
+        BiConsumer<Verdict, Throwable> onStep = (verdict, error) -> {
+            if (sent.isCancelled()) {
+                return; // abandoned here, once the result was settled (timed out or cancelled)
+            }
+            if (error == null) {
+                result.complete(verdict);
+                return;
+            }
+            Throwable failure = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+            long pause = backoff(attempt, decision.deadline);
+            if (isUsageError(failure) || attempt >= options.maxRetries() || !store.isRetryable(failure) || pause < 0) {
+                result.completeExceptionally(failure);
+                return;
+            }
+            try {
+                scheduler.schedule(() -> attempt(decision, attempt + 1), pause, TimeUnit.NANOSECONDS);
+            } catch (RuntimeException rejected) { // the runtime is shutting down
+                result.completeExceptionally(failure);
+            }
+        };
+        Executor callbacks = store.callbackExecutor();
+        if (callbacks == null) {
+            step.whenComplete(onStep);
+        } else {
+            step.whenCompleteAsync(onStep, callbacks);
+        }
+    }
+
+    /** A randomized pause before retry {@code attempt + 1}, or -1 if none fits before the deadline. */
+    private static long backoff(int attempt, long deadline) {
+        long ceiling = Math.min(MAX_BACKOFF_NANOS, BASE_BACKOFF_NANOS << Math.min(attempt, 10));
+        long pause = ceiling / 2 + ThreadLocalRandom.current().nextLong(ceiling / 2 + 1);
+        long left = deadline - System.nanoTime();
+        // Leave the retry some time of its own; a retry with no time to run is no retry.
+        return pause + BASE_BACKOFF_NANOS < left ? pause : -1;
+    }
+}

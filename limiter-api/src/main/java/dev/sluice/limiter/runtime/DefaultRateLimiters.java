@@ -1,0 +1,125 @@
+package dev.sluice.limiter.runtime;
+
+import dev.sluice.limiter.spi.DecisionStore;
+
+import dev.sluice.limiter.Keys;
+import dev.sluice.limiter.LimitSpec;
+import dev.sluice.limiter.LimiterOptions;
+import dev.sluice.limiter.PartitionedRateLimiter;
+import dev.sluice.limiter.RateLimiter;
+import dev.sluice.limiter.RateLimiters;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+
+/** The shared runtime over one store: owns one scheduler thread for deadlines, retries, queues and renewals. */
+public final class DefaultRateLimiters implements RateLimiters {
+    private static final AtomicInteger INSTANCES = new AtomicInteger();
+
+    final Decider decider;
+    private final DecisionStore store;
+    private final String keyPrefix;
+    private final ScheduledThreadPoolExecutor scheduler;
+    private final Set<AutoCloseable> created = ConcurrentHashMap.newKeySet();
+    private volatile boolean closed;
+
+    public DefaultRateLimiters(DecisionStore store, String keyPrefix) {
+        this.store = store;
+        this.keyPrefix = keyPrefix;
+        int id = INSTANCES.incrementAndGet();
+        this.scheduler = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, "sluice-runtime-" + id);
+            t.setDaemon(true);
+            return t;
+        });
+        scheduler.setRemoveOnCancelPolicy(true);
+        scheduler.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+        this.decider = new Decider(store, scheduler);
+    }
+
+    @Override
+    public String keyPrefix() {
+        return keyPrefix;
+    }
+
+    @Override
+    public RateLimiter limiter(String name, LimitSpec spec, LimiterOptions options) {
+        Keys.checkName("name", name);
+        Objects.requireNonNull(spec, "spec");
+        Objects.requireNonNull(options, "options");
+        checkOpen();
+        checkRenewal(spec, options);
+        store.checkSpec(spec);
+        DefaultRateLimiter limiter = new DefaultRateLimiter(this, name, Keys.limiterKey(keyPrefix, name), spec, options,
+                new Stats(name, options.listeners()), null);
+        created.add(limiter);
+        return limiter;
+    }
+
+    @Override
+    public <P> PartitionedRateLimiter<P> partitioned(String policy, LimitSpec spec, LimiterOptions options,
+            Function<? super P, String> partitionId) {
+        Keys.checkName("policy", policy);
+        Objects.requireNonNull(spec, "spec");
+        Objects.requireNonNull(options, "options");
+        Objects.requireNonNull(partitionId, "partitionId");
+        checkOpen();
+        checkRenewal(spec, options);
+        store.checkSpec(spec);
+        PartitionedLimiter<P> limiter = new PartitionedLimiter<>(this, policy, Keys.partitionKeyBase(keyPrefix, policy), spec,
+                options, partitionId);
+        created.add(limiter);
+        return limiter;
+    }
+
+    DefaultRateLimiter newPartition(String policy, String key, LimitSpec spec, LimiterOptions options, Stats stats,
+            Runnable onIdle) {
+        return new DefaultRateLimiter(this, policy, key, spec, options, stats, onIdle);
+    }
+
+    private static void checkRenewal(LimitSpec spec, LimiterOptions options) {
+        if (spec instanceof LimitSpec.Concurrency c && options.renewInterval() != null
+                && options.renewInterval().toMillis() >= c.leaseDurationMillis()) {
+            throw new IllegalArgumentException("renewInterval must be shorter than the lease duration "
+                    + c.leaseDuration() + ", was " + options.renewInterval());
+        }
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("these rate limiters are closed");
+        }
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        for (AutoCloseable c : created) {
+            try {
+                c.close();
+            } catch (Exception ignored) {
+                // Closing one limiter must not keep the others open.
+            }
+        }
+        created.clear();
+        scheduler.shutdownNow();
+        try {
+            scheduler.awaitTermination(1, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        store.close();
+    }
+
+    @Override
+    public String toString() {
+        return "RateLimiters[" + keyPrefix + " on " + store + "]";
+    }
+}

@@ -1,0 +1,83 @@
+package dev.sluice.limiter.runtime;
+
+import dev.sluice.limiter.algorithm.Verdict;
+import dev.sluice.limiter.spi.DecisionStore;
+import dev.sluice.limiter.spi.StepRequest;
+
+import dev.sluice.limiter.local.ManualClock;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/** A real in-memory store that a test can make hang, fail, or fail retryably; counts every call. */
+final class ControllableStore implements DecisionStore {
+    enum Mode { NORMAL, HANG, FAIL, FAIL_RETRYABLE }
+
+    static final class Transient extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        Transient() {
+            super("connection lost (test)");
+        }
+    }
+
+    final ManualClock clock = new ManualClock();
+    final AtomicInteger calls = new AtomicInteger();
+    final CopyOnWriteArrayList<CompletableFuture<Verdict>> hanging = new CopyOnWriteArrayList<>();
+    private final ConcurrentHashMap<String, long[]> states = new ConcurrentHashMap<>();
+    volatile Mode mode = Mode.NORMAL;
+    /** Failures still to produce before behaving normally, when &gt; 0 (overrides mode). */
+    final AtomicInteger failuresLeft = new AtomicInteger();
+    /** Steps still to run whose answer is then lost (a retryable failure), when &gt; 0. */
+    final AtomicInteger answersToLose = new AtomicInteger();
+
+    @Override
+    public CompletableFuture<Verdict> submit(StepRequest request) {
+        calls.incrementAndGet();
+        if (failuresLeft.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+            return CompletableFuture.failedFuture(new Transient());
+        }
+        switch (mode) {
+            case HANG: {
+                CompletableFuture<Verdict> never = new CompletableFuture<>();
+                hanging.add(never);
+                return never;
+            }
+            case FAIL:
+                return CompletableFuture.failedFuture(new IllegalMonitorStateException("store broken (test)"));
+            case FAIL_RETRYABLE:
+                return CompletableFuture.failedFuture(new Transient());
+            default:
+                break;
+        }
+        Verdict[] out = new Verdict[1];
+        try {
+            states.compute(request.key(), (k, state) -> {
+                Verdict v = request.apply(state, clock.millis());
+                out[0] = v;
+                return v.stateChanged(state) ? v.state() : state;
+            });
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        if (answersToLose.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+            return CompletableFuture.failedFuture(new Transient()); // it ran, and the caller cannot know
+        }
+        return CompletableFuture.completedFuture(out[0].withoutState());
+    }
+
+    @Override
+    public Verdict execute(StepRequest request, long timeoutNanos)
+            throws TimeoutException, ExecutionException, InterruptedException {
+        return submit(request).get(timeoutNanos, TimeUnit.NANOSECONDS);
+    }
+
+    @Override
+    public boolean isRetryable(Throwable failure) {
+        return failure instanceof Transient;
+    }
+}

@@ -1,0 +1,96 @@
+package dev.sluice.limiter.runtime;
+
+import dev.sluice.limiter.spi.RateLimiterRuntime;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sluice.limiter.Lease;
+import dev.sluice.limiter.LimitSpec;
+import dev.sluice.limiter.LimiterOptions;
+import dev.sluice.limiter.PartitionedRateLimiter;
+import dev.sluice.limiter.RateLimiters;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+final class PartitionedLimiterTest {
+    private final ControllableStore store = new ControllableStore();
+    private final RateLimiters limiters = RateLimiterRuntime.create(store);
+
+    @AfterEach
+    void close() {
+        limiters.close();
+    }
+
+    /** Regression: a limiter named "login/global" and partition "global" of "login" shared one budget. */
+    @Test
+    void limiterNamedLikeAPartition_hasItsOwnBudget() {
+        LimitSpec one = LimitSpec.fixedWindow(1, Duration.ofMinutes(1));
+        var global = limiters.limiter("login/global", one, LimiterOptions.defaults());
+        PartitionedRateLimiter<String> login = limiters.partitioned("login", one, LimiterOptions.defaults());
+        assertNotEquals(global.key(), login.keyOf("global"));
+        assertTrue(global.tryAcquire(1).isAcquired());
+        assertTrue(login.tryAcquire("global", 1).isAcquired(), "separate budgets");
+    }
+
+    @Test
+    void keyOf_partitionCannotForgeAnotherPolicysKey() {
+        PartitionedRateLimiter<String> a = limiters.partitioned("a", LimitSpec.fixedWindow(1, Duration.ofMinutes(1)),
+                LimiterOptions.defaults());
+        PartitionedRateLimiter<String> ab = limiters.partitioned("a/b",
+                LimitSpec.fixedWindow(1, Duration.ofMinutes(1)), LimiterOptions.defaults());
+        assertEquals("sluice/a/b%2Fc", a.keyOf("b/c"));
+        assertNotEquals(a.keyOf("b/c"), ab.keyOf("c"));
+        assertNotEquals(a.keyOf("%2F"), a.keyOf("/"));
+        assertTrue(a.tryAcquire("b/c", 1).isAcquired());
+        assertTrue(ab.tryAcquire("c", 1).isAcquired(), "separate budgets");
+    }
+
+    @Test
+    void partitions_haveSeparateBudgets_andShareStatistics() {
+        PartitionedRateLimiter<Integer> perUser = limiters.partitioned("users",
+                LimitSpec.fixedWindow(2, Duration.ofMinutes(1)), LimiterOptions.defaults(), id -> "user-" + id);
+        assertTrue(perUser.tryAcquire(1, 2).isAcquired());
+        assertFalse(perUser.tryAcquire(1, 1).isAcquired());
+        assertTrue(perUser.tryAcquire(2, 2).isAcquired());
+        assertEquals(2, perUser.statistics().granted());
+        assertEquals(1, perUser.statistics().refused());
+    }
+
+    /** A million distinct partitions, each queuing a waiter: the runtime keeps at most the bound. */
+    @Test
+    void busyPartitions_stayBoundedUnderAMillionDistinctPartitions() {
+        PartitionedRateLimiter<String> perClient = limiters.partitioned("flood",
+                LimitSpec.fixedWindow(1, Duration.ofMinutes(1)),
+                LimiterOptions.builder().queueLimit(1).pollInterval(Duration.ofSeconds(60)).build());
+        PartitionedLimiter<String> impl = (PartitionedLimiter<String>) perClient;
+        int queued = 0;
+        for (int i = 0; i < 1_000_000; i++) {
+            String client = "client-" + i;
+            assertTrue(perClient.tryAcquire(client, 1).isAcquired());
+            CompletableFuture<Lease> waiter = perClient.acquireAsync(client, 1);
+            if (!waiter.isDone()) {
+                queued++;
+            }
+            assertTrue(impl.busyPartitions() <= PartitionedLimiter.MAX_BUSY_PARTITIONS);
+        }
+        assertEquals(PartitionedLimiter.MAX_BUSY_PARTITIONS, queued, "past the bound, requests do not queue");
+        perClient.close();
+        assertEquals(0, impl.busyPartitions());
+    }
+
+    @Test
+    void rateLimitedPartitions_withoutWaitersKeepNothing() {
+        PartitionedRateLimiter<String> perClient = limiters.partitioned("plain",
+                LimitSpec.tokenBucket(5, 1, Duration.ofSeconds(1)), LimiterOptions.defaults());
+        for (int i = 0; i < 10_000; i++) {
+            perClient.tryAcquire("c" + i, 1);
+            perClient.acquireAsync("c" + i, 1).join();
+        }
+        assertEquals(0, ((PartitionedLimiter<String>) perClient).busyPartitions());
+    }
+}
