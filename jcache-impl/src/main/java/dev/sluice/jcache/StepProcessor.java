@@ -1,52 +1,37 @@
 package dev.sluice.jcache;
 
 import dev.sluice.limiter.LimitSpec;
-import dev.sluice.limiter.algorithm.Algorithms;
-import dev.sluice.limiter.algorithm.Op;
-import dev.sluice.limiter.algorithm.SpecCodec;
-import dev.sluice.limiter.spi.StepRequest;
+import dev.sluice.limiter.algorithm.Outcome;
+import dev.sluice.limiter.algorithm.RequestCodec;
+import dev.sluice.limiter.algorithm.StepRunner;
 import dev.sluice.limiter.algorithm.Verdict;
+import dev.sluice.limiter.spi.StepRequest;
 import java.io.Serializable;
 import javax.cache.processor.EntryProcessor;
 import javax.cache.processor.MutableEntry;
 
 /**
- * One decision as a portable entry processor: reads the entry, runs the shared pure step with the clock
- * of the node running it, writes the new state (or removes the entry) only when the step changed it, and
- * returns the decision as {@value #VERDICT_WORDS} longs.
+ * One decision as a portable entry processor: reads the entry, runs the request ({@link RequestCodec}
+ * words) with {@link StepRunner} at the clock of the node running it, applies the {@link Outcome} (write
+ * the new state, remove the entry, or leave it), and returns the decision as {@link Verdict#toWords()}.
  *
- * <p>Everything it carries is primitive (the spec encoded by {@link SpecCodec}), and its result is a
- * {@code long[]}, which every provider copies or serializes cheaply; {@link Verdict} is not
- * {@code Serializable}, so it never crosses the provider. The decoded spec is cached in a transient field,
- * so an in-process provider that never serializes the processor never decodes it either.
+ * <p>Everything it carries and returns is a {@code long[]}, which every provider copies or serializes
+ * cheaply; {@link Verdict} is not {@code Serializable}, so it never crosses the provider. The decoded spec
+ * is cached in a transient field, so an in-process provider that never serializes the processor never
+ * decodes it either.
  *
  * <p>The state's own timestamps decide staleness (the step treats state past its expiry word as absent);
  * the cache's expiry policy only collects garbage. A processor instance is used for one invocation.
  */
 final class StepProcessor implements EntryProcessor<String, long[], long[]>, Serializable {
-    private static final long serialVersionUID = 1L;
+    private static final long serialVersionUID = 2L;
 
-    static final int VERDICT_WORDS = 6;
-
-    private final long algorithm;
-    private final long p1;
-    private final long p2;
-    private final long p3;
-    private final int op;
-    private final long permits;
-    private final long leaseId;
+    private final long[] request;
     private final String clockName;
     private transient LimitSpec spec;
 
     StepProcessor(StepRequest request, String clockName) {
-        long[] words = SpecCodec.encode(request.spec());
-        this.algorithm = words[0];
-        this.p1 = words[1];
-        this.p2 = words[2];
-        this.p3 = words[3];
-        this.op = request.op().id();
-        this.permits = request.permits();
-        this.leaseId = request.leaseId();
+        this.request = RequestCodec.encode(request.spec(), request.op(), request.permits(), request.leaseId());
         this.clockName = clockName;
         this.spec = request.spec();
     }
@@ -55,30 +40,26 @@ final class StepProcessor implements EntryProcessor<String, long[], long[]>, Ser
     public long[] process(MutableEntry<String, long[]> entry, Object... arguments) {
         LimitSpec s = spec;
         if (s == null) {
-            s = SpecCodec.decode(algorithm, p1, p2, p3);
+            s = RequestCodec.spec(request, 0);
             spec = s;
         }
         long[] state = entry.exists() ? entry.getValue() : null;
-        Verdict v = Algorithms.step(s, state, ProcessorClocks.millis(clockName), Op.ofId(op), permits, leaseId);
-        if (v.stateChanged(state)) {
-            if (v.state() == null || v.ttlMillis() <= 0) {
-                if (state != null) {
-                    entry.remove();
-                }
-            } else {
-                entry.setValue(v.state());
-            }
+        Outcome o = StepRunner.run(s, RequestCodec.op(request, 0), RequestCodec.permits(request, 0),
+                RequestCodec.leaseId(request, 0), state, ProcessorClocks.millis(clockName));
+        switch (o.action()) {
+            case WRITE -> entry.setValue(o.state());
+            case REMOVE -> entry.remove();
+            case KEEP -> { }
         }
-        return new long[] {v.granted() ? 1 : 0, v.remaining(), v.limit(), v.retryAfterMillis(),
-                v.resetAfterMillis(), v.token()};
+        return o.verdict().toWords();
     }
 
     /** The decision a processor returned. */
     static Verdict verdictOf(long[] words) {
-        if (words == null || words.length != VERDICT_WORDS) {
+        if (words == null || words.length != Verdict.WORDS) {
             throw new IllegalStateException("the cache's invoke returned " + (words == null ? "null" : words.length
                     + " words") + " instead of a Sluice verdict; is the provider JSR-107 compliant?");
         }
-        return Verdict.of(words[0] == 1, words[1], words[2], words[3], words[4], words[5]);
+        return Verdict.fromWords(words);
     }
 }

@@ -3,21 +3,26 @@ package dev.sluice.limiter;
 import java.time.Duration;
 import java.util.Objects;
 
-/** Argument checks whose messages name the parameter, the value and the rule. */
+/** Argument checks whose messages name the parameter, the value and the rule ({@link IllegalParameterException}). */
 final class Checks {
     private Checks() {}
 
     static long checkRange(String name, long value, long min, long max) {
         if (value < min || value > max) {
-            throw new IllegalArgumentException(name + " must be between " + min + " and " + max + ", was " + value);
+            throw new IllegalParameterException(name, name + " must be between " + min + " and " + max + ", was " + value);
         }
         return value;
     }
 
     static void checkProduct(String aName, long a, String bName, long b, long max) {
+        checkProduct(aName, aName, a, bName, b, max);
+    }
+
+    /** {@code a × b <= max}; {@code parameter} is the one the user set (a derived {@code a} has no name of its own). */
+    static void checkProduct(String parameter, String aName, long a, String bName, long b, long max) {
         if (a > max / b) {
-            throw new IllegalArgumentException(aName + " × " + bName + " must not exceed " + max + ", was " + a + " × "
-                    + b + "; use a shorter duration or a smaller limit");
+            throw new IllegalParameterException(parameter, aName + " × " + bName + " must not exceed " + max + ", was "
+                    + a + " × " + b + "; use a shorter duration or a smaller limit");
         }
     }
 
@@ -26,11 +31,11 @@ final class Checks {
         Objects.requireNonNull(duration, name);
         if (duration.isNegative() || duration.compareTo(Duration.ofMillis(maxMillis)) > 0
                 || duration.compareTo(Duration.ofMillis(minMillis)) < 0) {
-            throw new IllegalArgumentException(name + " must be between " + Duration.ofMillis(minMillis) + " and "
+            throw new IllegalParameterException(name, name + " must be between " + Duration.ofMillis(minMillis) + " and "
                     + Duration.ofMillis(maxMillis) + ", was " + duration);
         }
         if (duration.getNano() % 1_000_000 != 0) {
-            throw new IllegalArgumentException(name + " must be a whole number of milliseconds, was " + duration);
+            throw new IllegalParameterException(name, name + " must be a whole number of milliseconds, was " + duration);
         }
         return duration.toMillis();
     }

@@ -4,6 +4,7 @@ import static dev.sluice.limiter.Checks.checkRange;
 import static dev.sluice.limiter.Checks.toMillis;
 
 import java.time.Duration;
+import java.util.List;
 
 /**
  * What a limiter enforces: an algorithm and its parameters. Every spec is an immutable, validated
@@ -37,6 +38,23 @@ public sealed interface LimitSpec {
 
     /** Default lease duration of a {@link Concurrency} limiter. */
     Duration DEFAULT_LEASE_DURATION = Duration.ofSeconds(30);
+
+    /** The {@link #algorithm()} name of fixed window specs. */
+    String FIXED_WINDOW = "fixed-window";
+    /** The {@link #algorithm()} name of sliding window specs. */
+    String SLIDING_WINDOW = "sliding-window";
+    /** The {@link #algorithm()} name of sliding log specs. */
+    String SLIDING_LOG = "sliding-log";
+    /** The {@link #algorithm()} name of sliding counter specs. */
+    String SLIDING_COUNTER = "sliding-counter";
+    /** The {@link #algorithm()} name of token bucket specs. */
+    String TOKEN_BUCKET = "token-bucket";
+    /** The {@link #algorithm()} name of gcra specs. */
+    String GCRA = "gcra";
+    /** The {@link #algorithm()} name of concurrency specs. */
+    String CONCURRENCY = "concurrency";
+    /** Every algorithm's name, in the order of their state ids (the first is id 1). */
+    List<String> ALGORITHMS = List.of(FIXED_WINDOW, SLIDING_WINDOW, SLIDING_LOG, SLIDING_COUNTER, TOKEN_BUCKET, GCRA, CONCURRENCY);
 
     /** The most permits one request may ask for. */
     long limit();
@@ -95,7 +113,7 @@ public sealed interface LimitSpec {
         }
 
         @Override public long limit() { return permitLimit; }
-        @Override public String algorithm() { return "fixed-window"; }
+        @Override public String algorithm() { return FIXED_WINDOW; }
         public Duration window() { return Duration.ofMillis(windowMillis); }
     }
 
@@ -108,18 +126,18 @@ public sealed interface LimitSpec {
             checkRange("windowMillis", windowMillis, 1, MAX_DURATION.toMillis());
             checkRange("segmentsPerWindow", segmentsPerWindow, 1, MAX_SEGMENTS);
             if (segmentsPerWindow > windowMillis) {
-                throw new IllegalArgumentException("segmentsPerWindow must be between 1 and " + windowMillis
+                throw new IllegalParameterException("segmentsPerWindow", "segmentsPerWindow must be between 1 and " + windowMillis
                         + " (segments of at least 1 ms in a window of " + windowMillis + " ms), was "
                         + segmentsPerWindow);
             }
             if (windowMillis % segmentsPerWindow != 0) {
-                throw new IllegalArgumentException("window must be a whole number of milliseconds per segment: "
+                throw new IllegalParameterException("segmentsPerWindow", "window must be a whole number of milliseconds per segment: "
                         + windowMillis + " ms is not divisible by segmentsPerWindow " + segmentsPerWindow);
             }
         }
 
         @Override public long limit() { return permitLimit; }
-        @Override public String algorithm() { return "sliding-window"; }
+        @Override public String algorithm() { return SLIDING_WINDOW; }
         public Duration window() { return Duration.ofMillis(windowMillis); }
         public long segmentMillis() { return windowMillis / segmentsPerWindow; }
     }
@@ -132,7 +150,7 @@ public sealed interface LimitSpec {
         }
 
         @Override public long limit() { return permitLimit; }
-        @Override public String algorithm() { return "sliding-log"; }
+        @Override public String algorithm() { return SLIDING_LOG; }
         public Duration window() { return Duration.ofMillis(windowMillis); }
     }
 
@@ -145,7 +163,7 @@ public sealed interface LimitSpec {
         }
 
         @Override public long limit() { return permitLimit; }
-        @Override public String algorithm() { return "sliding-counter"; }
+        @Override public String algorithm() { return SLIDING_COUNTER; }
         public Duration window() { return Duration.ofMillis(windowMillis); }
     }
 
@@ -156,12 +174,12 @@ public sealed interface LimitSpec {
             checkRange("tokensPerPeriod", tokensPerPeriod, 1, MAX_LIMIT);
             checkRange("replenishmentPeriodMillis", replenishmentPeriodMillis, 1, MAX_DURATION.toMillis());
             long periodsToFill = (tokenLimit + tokensPerPeriod - 1) / tokensPerPeriod;
-            Checks.checkProduct("periods to fill the bucket", periodsToFill, "replenishmentPeriodMillis",
+            Checks.checkProduct("replenishmentPeriod", "periods to fill the bucket", periodsToFill, "replenishmentPeriodMillis",
                     replenishmentPeriodMillis, MAX_PRODUCT);
         }
 
         @Override public long limit() { return tokenLimit; }
-        @Override public String algorithm() { return "token-bucket"; }
+        @Override public String algorithm() { return TOKEN_BUCKET; }
         public Duration replenishmentPeriod() { return Duration.ofMillis(replenishmentPeriodMillis); }
     }
 
@@ -175,7 +193,7 @@ public sealed interface LimitSpec {
         }
 
         @Override public long limit() { return burst; }
-        @Override public String algorithm() { return "gcra"; }
+        @Override public String algorithm() { return GCRA; }
         public Duration period() { return Duration.ofMillis(periodMillis); }
     }
 
@@ -192,7 +210,7 @@ public sealed interface LimitSpec {
         }
 
         @Override public long limit() { return permitLimit; }
-        @Override public String algorithm() { return "concurrency"; }
+        @Override public String algorithm() { return CONCURRENCY; }
         public Duration leaseDuration() { return Duration.ofMillis(leaseDurationMillis); }
     }
 }

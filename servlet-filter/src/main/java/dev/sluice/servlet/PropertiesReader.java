@@ -1,6 +1,7 @@
 package dev.sluice.servlet;
 
 import dev.sluice.limiter.FailureMode;
+import dev.sluice.limiter.IllegalParameterException;
 import dev.sluice.limiter.LimitSpec;
 import dev.sluice.limiter.LimiterOptions;
 import java.net.URI;
@@ -32,8 +33,7 @@ final class PropertiesReader {
     static final String LEGACY_HEADERS = "sluice.headers.legacy";
     static final String PROBLEM_TYPE = "sluice.problem.type";
 
-    static final List<String> ALGORITHMS = List.of("fixed-window", "sliding-window", "sliding-log",
-            "sliding-counter", "token-bucket", "gcra", "concurrency");
+    static final List<String> ALGORITHMS = LimitSpec.ALGORITHMS;
     static final Set<String> COMMON_POLICY_KEYS = Set.of("algorithm", "queue-limit", "failure-mode",
             "decision-timeout", "max-retries");
     static final Map<String, Set<String>> ALGORITHM_KEYS = Map.of(
@@ -46,22 +46,22 @@ final class PropertiesReader {
             "concurrency", Set.of("permit-limit", "lease-duration"));
     static final Set<String> ROUTE_KEYS = Set.of("pattern", "methods", "policy", "cost");
 
-    /** Spec field names (as the spec's messages say them) and the property that sets them. */
-    private static final Map<String, String> SPEC_FIELDS = new LinkedHashMap<>();
-
-    static {
-        SPEC_FIELDS.put("segmentsPerWindow", "segments");
-        SPEC_FIELDS.put("tokensPerPeriod", "tokens-per-period");
-        SPEC_FIELDS.put("replenishmentPeriod", "replenishment-period");
-        SPEC_FIELDS.put("periods to fill", "replenishment-period");
-        SPEC_FIELDS.put("leaseDuration", "lease-duration");
-        SPEC_FIELDS.put("burst", "burst");
-        SPEC_FIELDS.put("permitLimit", "permit-limit");
-        SPEC_FIELDS.put("tokenLimit", "permit-limit");
-        SPEC_FIELDS.put("permitsPerPeriod", "permit-limit");
-        SPEC_FIELDS.put("window", "window");
-        SPEC_FIELDS.put("period", "window");
-    }
+    /** Spec parameters ({@link IllegalParameterException#parameter()}) and the property that sets each. */
+    private static final Map<String, String> SPEC_FIELDS = Map.ofEntries(
+            Map.entry("permitLimit", "permit-limit"),
+            Map.entry("tokenLimit", "permit-limit"),
+            Map.entry("permitsPerPeriod", "permit-limit"),
+            Map.entry("windowMillis", "window"),
+            Map.entry("window", "window"),
+            Map.entry("periodMillis", "window"),
+            Map.entry("period", "window"),
+            Map.entry("segmentsPerWindow", "segments"),
+            Map.entry("tokensPerPeriod", "tokens-per-period"),
+            Map.entry("replenishmentPeriod", "replenishment-period"),
+            Map.entry("replenishmentPeriodMillis", "replenishment-period"),
+            Map.entry("burst", "burst"),
+            Map.entry("leaseDuration", "lease-duration"),
+            Map.entry("leaseDurationMillis", "lease-duration"));
 
     private PropertiesReader() {}
 
@@ -254,16 +254,14 @@ final class PropertiesReader {
                     + quote(settings.get(setting)) + "; " + expected);
         }
 
-        /** A spec's own validation error, attributed to the property it most likely came from. */
+        /** A spec's own validation error, attributed to the property that sets the parameter it names. */
         IllegalArgumentException specError(IllegalArgumentException e) {
-            String message = String.valueOf(e.getMessage());
-            for (Map.Entry<String, String> f : SPEC_FIELDS.entrySet()) {
-                if (message.startsWith(f.getKey()) && settings.containsKey(f.getValue())) {
-                    return new IllegalArgumentException("invalid property " + base + f.getValue() + "="
-                            + quote(settings.get(f.getValue())) + "; " + message, e);
-                }
+            String property = e instanceof IllegalParameterException p ? SPEC_FIELDS.get(p.parameter()) : null;
+            if (property != null && settings.containsKey(property)) {
+                return new IllegalArgumentException("invalid property " + base + property + "="
+                        + quote(settings.get(property)) + "; " + e.getMessage(), e);
             }
-            return new IllegalArgumentException("invalid properties " + base + "* " + settings + "; " + message, e);
+            return new IllegalArgumentException("invalid properties " + base + "* " + settings + "; " + e.getMessage(), e);
         }
     }
 

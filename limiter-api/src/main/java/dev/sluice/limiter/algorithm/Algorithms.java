@@ -31,7 +31,7 @@ public final class Algorithms {
     static final int HEADER = 0;
     static final int LAST_NOW = 1;
     static final int EXPIRES_AT = 2;
-    static final int WORDS = 3;
+    static final int HEADER_WORDS = 3;
 
     static final int FIXED_WINDOW = 1;
     static final int SLIDING_WINDOW = 2;
@@ -41,8 +41,6 @@ public final class Algorithms {
     static final int GCRA = 6;
     static final int CONCURRENCY = 7;
 
-    private static final String[] NAMES = {"?", "fixed-window", "sliding-window", "sliding-log",
-            "sliding-counter", "token-bucket", "gcra", "concurrency"};
 
     private Algorithms() {}
 
@@ -138,7 +136,7 @@ public final class Algorithms {
 
     /** The algorithm id stored in a state's header, or -1 if the words are not Sluice state. */
     public static int algorithmIdOf(long[] state) {
-        if (state == null || state.length < WORDS || (state[HEADER] >>> 48) != MAGIC) {
+        if (state == null || state.length < HEADER_WORDS || (state[HEADER] >>> 48) != MAGIC) {
             return -1;
         }
         return (int) ((state[HEADER] >>> 40) & 0xFF);
@@ -196,23 +194,24 @@ public final class Algorithms {
             case FIXED_WINDOW:
             case TOKEN_BUCKET:
             case GCRA:
-                return n == WORDS + 2;
+                return n == HEADER_WORDS + 2;
             case SLIDING_WINDOW:
                 int segments = shapeOf(state);
-                return segments >= 1 && segments <= LimitSpec.SlidingWindow.MAX_SEGMENTS && n == WORDS + 1 + segments;
+                return segments >= 1 && segments <= LimitSpec.SlidingWindow.MAX_SEGMENTS && n == HEADER_WORDS + 1 + segments;
             case SLIDING_COUNTER:
-                return n == WORDS + 3;
+                return n == HEADER_WORDS + 3;
             case CONCURRENCY:
                 int perLease = layoutOf(state) == ConcurrencyStep.LEGACY_LAYOUT ? ConcurrencyStep.LEGACY_LEASE
                         : ConcurrencyStep.LEASE;
-                return n >= WORDS + 1 && (n - WORDS - 1) % perLease == 0;
+                return n >= HEADER_WORDS + 1 && (n - HEADER_WORDS - 1) % perLease == 0;
             default: // SLIDING_LOG: any number of timestamps
                 return true;
         }
     }
 
     static String name(int algorithmId) {
-        return algorithmId > 0 && algorithmId < NAMES.length ? NAMES[algorithmId] : "unknown algorithm " + algorithmId;
+        return algorithmId > 0 && algorithmId <= LimitSpec.ALGORITHMS.size() ? LimitSpec.ALGORITHMS.get(algorithmId - 1)
+                : "unknown algorithm " + algorithmId;
     }
 
     /** {@code ceil(a / b)} for {@code a >= 0, b > 0}. */

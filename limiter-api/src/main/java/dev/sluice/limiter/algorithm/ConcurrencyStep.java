@@ -1,7 +1,7 @@
 package dev.sluice.limiter.algorithm;
 
 import static dev.sluice.limiter.algorithm.Algorithms.CONCURRENCY;
-import static dev.sluice.limiter.algorithm.Algorithms.WORDS;
+import static dev.sluice.limiter.algorithm.Algorithms.HEADER_WORDS;
 import static dev.sluice.limiter.algorithm.Algorithms.header;
 
 import dev.sluice.limiter.LimitSpec;
@@ -37,8 +37,8 @@ final class ConcurrencyStep {
     static final int TOKEN_TIME_SHIFT = 20;
     /** Low bits of the token floor taken from the caller's nonce (below half the per-millisecond room). */
     static final long NONCE_MASK = (1L << (TOKEN_TIME_SHIFT - 1)) - 1;
-    static final int LAST_TOKEN = WORDS;
-    static final int LEASES = WORDS + 1;
+    static final int LAST_TOKEN = HEADER_WORDS;
+    static final int LEASES = HEADER_WORDS + 1;
     /** Words per lease in layout 2: token, permits, expiry, nonce. */
     static final int LEASE = 4;
     /** Words per lease in layout 1: token, permits, expiry. */

@@ -1,7 +1,7 @@
 package dev.sluice.limiter.algorithm;
 
 import static dev.sluice.limiter.algorithm.Algorithms.GCRA;
-import static dev.sluice.limiter.algorithm.Algorithms.WORDS;
+import static dev.sluice.limiter.algorithm.Algorithms.HEADER_WORDS;
 import static dev.sluice.limiter.algorithm.Algorithms.ceilDiv;
 import static dev.sluice.limiter.algorithm.Algorithms.header;
 
@@ -15,8 +15,8 @@ import dev.sluice.limiter.LimitSpec;
  * exactly, with no rounding drift.
  */
 final class GcraStep {
-    private static final int TAT_MILLIS = WORDS;
-    private static final int TAT_FRACTION = WORDS + 1;
+    private static final int TAT_MILLIS = HEADER_WORDS;
+    private static final int TAT_FRACTION = HEADER_WORDS + 1;
 
     private GcraStep() {}
 

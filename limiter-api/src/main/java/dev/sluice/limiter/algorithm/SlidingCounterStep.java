@@ -1,7 +1,7 @@
 package dev.sluice.limiter.algorithm;
 
 import static dev.sluice.limiter.algorithm.Algorithms.SLIDING_COUNTER;
-import static dev.sluice.limiter.algorithm.Algorithms.WORDS;
+import static dev.sluice.limiter.algorithm.Algorithms.HEADER_WORDS;
 import static dev.sluice.limiter.algorithm.Algorithms.header;
 
 import dev.sluice.limiter.LimitSpec;
@@ -15,9 +15,9 @@ import dev.sluice.limiter.LimitSpec;
  * limit, and the estimate is exact when the previous window's arrivals were uniform.
  */
 final class SlidingCounterStep {
-    private static final int START = WORDS;
-    private static final int PREVIOUS = WORDS + 1;
-    private static final int CURRENT = WORDS + 2;
+    private static final int START = HEADER_WORDS;
+    private static final int PREVIOUS = HEADER_WORDS + 1;
+    private static final int CURRENT = HEADER_WORDS + 2;
 
     private SlidingCounterStep() {}
 

@@ -1,7 +1,7 @@
 package dev.sluice.limiter.algorithm;
 
 import static dev.sluice.limiter.algorithm.Algorithms.SLIDING_LOG;
-import static dev.sluice.limiter.algorithm.Algorithms.WORDS;
+import static dev.sluice.limiter.algorithm.Algorithms.HEADER_WORDS;
 import static dev.sluice.limiter.algorithm.Algorithms.header;
 
 import dev.sluice.limiter.LimitSpec;
@@ -17,8 +17,8 @@ final class SlidingLogStep {
     static Verdict step(LimitSpec.SlidingLog spec, long[] state, long now, long permits) {
         long window = spec.windowMillis();
         long limit = spec.permitLimit();
-        int first = WORDS;
-        int end = state == null ? WORDS : state.length;
+        int first = HEADER_WORDS;
+        int end = state == null ? HEADER_WORDS : state.length;
         while (first < end && state[first] + window <= now) {
             first++;
         }
@@ -28,14 +28,14 @@ final class SlidingLogStep {
             if (permits == 0) {
                 return new Verdict(true, limit - live, limit, Verdict.NO_RETRY, resetAfter, 0, resetAfter, state);
             }
-            long[] updated = new long[WORDS + live + (int) permits];
+            long[] updated = new long[HEADER_WORDS + live + (int) permits];
             updated[0] = header(SLIDING_LOG, 0);
             updated[1] = now;
             updated[2] = now + window;
             if (live > 0) {
-                System.arraycopy(state, first, updated, WORDS, live);
+                System.arraycopy(state, first, updated, HEADER_WORDS, live);
             }
-            java.util.Arrays.fill(updated, WORDS + live, updated.length, now);
+            java.util.Arrays.fill(updated, HEADER_WORDS + live, updated.length, now);
             return new Verdict(true, limit - live - permits, limit, Verdict.NO_RETRY, window, 0, window, updated);
         }
         // The request fits once the oldest `needed` entries have left the window.

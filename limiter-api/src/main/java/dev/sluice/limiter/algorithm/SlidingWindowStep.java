@@ -1,7 +1,7 @@
 package dev.sluice.limiter.algorithm;
 
 import static dev.sluice.limiter.algorithm.Algorithms.SLIDING_WINDOW;
-import static dev.sluice.limiter.algorithm.Algorithms.WORDS;
+import static dev.sluice.limiter.algorithm.Algorithms.HEADER_WORDS;
 import static dev.sluice.limiter.algorithm.Algorithms.header;
 import static dev.sluice.limiter.algorithm.Algorithms.shapeOf;
 
@@ -20,8 +20,8 @@ import dev.sluice.limiter.LimitSpec;
  * all its live permits are counted in the current segment.
  */
 final class SlidingWindowStep {
-    private static final int NEWEST = WORDS;
-    private static final int RING = WORDS + 1;
+    private static final int NEWEST = HEADER_WORDS;
+    private static final int RING = HEADER_WORDS + 1;
 
     private SlidingWindowStep() {}
 

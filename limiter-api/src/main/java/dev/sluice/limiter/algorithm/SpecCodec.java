@@ -42,13 +42,13 @@ public final class SpecCodec {
      */
     public static LimitSpec decode(long id, long a, long b, long c) {
         LimitSpec spec = switch ((int) id) {
-            case 1 -> new LimitSpec.FixedWindow(a, b);
-            case 2 -> new LimitSpec.SlidingWindow(a, b, Math.toIntExact(c));
-            case 3 -> new LimitSpec.SlidingLog(a, b);
-            case 4 -> new LimitSpec.SlidingCounter(a, b);
-            case 5 -> new LimitSpec.TokenBucket(a, b, c);
-            case 6 -> new LimitSpec.Gcra(a, b, c);
-            case 7 -> new LimitSpec.Concurrency(a, b);
+            case Algorithms.FIXED_WINDOW -> new LimitSpec.FixedWindow(a, b);
+            case Algorithms.SLIDING_WINDOW -> new LimitSpec.SlidingWindow(a, b, Math.toIntExact(c));
+            case Algorithms.SLIDING_LOG -> new LimitSpec.SlidingLog(a, b);
+            case Algorithms.SLIDING_COUNTER -> new LimitSpec.SlidingCounter(a, b);
+            case Algorithms.TOKEN_BUCKET -> new LimitSpec.TokenBucket(a, b, c);
+            case Algorithms.GCRA -> new LimitSpec.Gcra(a, b, c);
+            case Algorithms.CONCURRENCY -> new LimitSpec.Concurrency(a, b);
             default -> throw new IllegalArgumentException("unknown algorithm id " + id
                     + " in an encoded spec; is this node running an older Sluice than the caller?");
         };

@@ -3,7 +3,7 @@ package dev.sluice.limiter.algorithm;
 import static dev.sluice.limiter.algorithm.Algorithms.EXPIRES_AT;
 import static dev.sluice.limiter.algorithm.Algorithms.HEADER;
 import static dev.sluice.limiter.algorithm.Algorithms.LAST_NOW;
-import static dev.sluice.limiter.algorithm.Algorithms.WORDS;
+import static dev.sluice.limiter.algorithm.Algorithms.HEADER_WORDS;
 
 import java.util.Arrays;
 import java.util.HashMap;
@@ -71,7 +71,7 @@ public final class StateMerge {
 
     /** Layout {@code [header, lastNow, expiresAt, windowStart, count...]}: same window, max of each count. */
     private static long[] windowCounts(long[] a, long[] b, int counts) {
-        int start = WORDS;
+        int start = HEADER_WORDS;
         if (a[start] != b[start]) {
             return a[start] > b[start] ? a : b;
         }
@@ -88,9 +88,9 @@ public final class StateMerge {
 
     /** {@code [header, lastNow, expiresAt, start, previous, current]}. */
     private static long[] slidingCounter(long[] a, long[] b) {
-        int start = WORDS;
-        int previous = WORDS + 1;
-        int current = WORDS + 2;
+        int start = HEADER_WORDS;
+        int previous = HEADER_WORDS + 1;
+        int current = HEADER_WORDS + 2;
         if (a[start] == b[start]) {
             return windowCounts(a, b, 2);
         }
@@ -108,8 +108,8 @@ public final class StateMerge {
 
     /** {@code [header(segments), lastNow, expiresAt, newestSegment, ring...]}. */
     private static long[] slidingWindow(long[] a, long[] b) {
-        int newestAt = WORDS;
-        int ring = WORDS + 1;
+        int newestAt = HEADER_WORDS;
+        int ring = HEADER_WORDS + 1;
         int segments = a.length - ring;
         if (segments <= 0 || b.length != a.length) {
             return a[LAST_NOW] > b[LAST_NOW] ? a : b;
@@ -133,25 +133,25 @@ public final class StateMerge {
     }
 
     private static long countAt(long[] s, long segment, int segments) {
-        long newest = s[WORDS];
+        long newest = s[HEADER_WORDS];
         if (segment > newest || segment <= newest - segments) {
             return 0;
         }
-        return s[WORDS + 1 + (int) Math.floorMod(segment, (long) segments)];
+        return s[HEADER_WORDS + 1 + (int) Math.floorMod(segment, (long) segments)];
     }
 
     /** {@code [header, lastNow, expiresAt, t1 <= t2 <= ...]}: the newest max(n1, n2) of both logs. */
     private static long[] slidingLog(long[] a, long[] b) {
-        int n = Math.max(a.length, b.length) - WORDS;
-        long[] all = new long[a.length + b.length - 2 * WORDS];
-        System.arraycopy(a, WORDS, all, 0, a.length - WORDS);
-        System.arraycopy(b, WORDS, all, a.length - WORDS, b.length - WORDS);
+        int n = Math.max(a.length, b.length) - HEADER_WORDS;
+        long[] all = new long[a.length + b.length - 2 * HEADER_WORDS];
+        System.arraycopy(a, HEADER_WORDS, all, 0, a.length - HEADER_WORDS);
+        System.arraycopy(b, HEADER_WORDS, all, a.length - HEADER_WORDS, b.length - HEADER_WORDS);
         Arrays.sort(all);
-        long[] merged = new long[WORDS + n];
+        long[] merged = new long[HEADER_WORDS + n];
         merged[HEADER] = a[HEADER];
         merged[LAST_NOW] = Math.max(a[LAST_NOW], b[LAST_NOW]);
         merged[EXPIRES_AT] = Math.max(a[EXPIRES_AT], b[EXPIRES_AT]);
-        System.arraycopy(all, all.length - n, merged, WORDS, n);
+        System.arraycopy(all, all.length - n, merged, HEADER_WORDS, n);
         if (Arrays.equals(merged, a)) {
             return a;
         }
@@ -164,8 +164,8 @@ public final class StateMerge {
      * as much later than the fewer-tokens side's expiry as the refill time moved.
      */
     private static long[] tokenBucket(long[] a, long[] b) {
-        int tokens = WORDS;
-        int lastRefill = WORDS + 1;
+        int tokens = HEADER_WORDS;
+        int lastRefill = HEADER_WORDS + 1;
         long[] fewer = a[tokens] < b[tokens] || (a[tokens] == b[tokens] && a[lastRefill] >= b[lastRefill]) ? a : b;
         long[] other = fewer == a ? b : a;
         if (fewer[lastRefill] >= other[lastRefill]) {
@@ -180,8 +180,8 @@ public final class StateMerge {
 
     /** {@code [header, lastNow, expiresAt, tatMillis, tatFraction]}: the later arrival time. */
     private static long[] gcra(long[] a, long[] b) {
-        int tat = WORDS;
-        int fraction = WORDS + 1;
+        int tat = HEADER_WORDS;
+        int fraction = HEADER_WORDS + 1;
         boolean aLater = a[tat] > b[tat] || (a[tat] == b[tat] && a[fraction] >= b[fraction]);
         return withTimes(aLater ? a : b, a, b);
     }

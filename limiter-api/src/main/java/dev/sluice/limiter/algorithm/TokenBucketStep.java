@@ -1,7 +1,7 @@
 package dev.sluice.limiter.algorithm;
 
 import static dev.sluice.limiter.algorithm.Algorithms.TOKEN_BUCKET;
-import static dev.sluice.limiter.algorithm.Algorithms.WORDS;
+import static dev.sluice.limiter.algorithm.Algorithms.HEADER_WORDS;
 import static dev.sluice.limiter.algorithm.Algorithms.ceilDiv;
 import static dev.sluice.limiter.algorithm.Algorithms.header;
 
@@ -16,8 +16,8 @@ import dev.sluice.limiter.LimitSpec;
  * which can only delay a refill, never add tokens.
  */
 final class TokenBucketStep {
-    private static final int TOKENS = WORDS;
-    private static final int LAST_REFILL = WORDS + 1;
+    private static final int TOKENS = HEADER_WORDS;
+    private static final int LAST_REFILL = HEADER_WORDS + 1;
 
     private TokenBucketStep() {}
 

@@ -67,6 +67,22 @@ public final class Verdict {
     /** True when the state must be written (or removed, when {@link #state()} is null). */
     public boolean stateChanged(long[] before) { return state != before; }
 
+    /** Length of {@link #toWords()}. */
+    public static final int WORDS = 6;
+
+    /**
+     * The decision (no state) as {@value #WORDS} longs: the one wire form of a verdict, for backends that
+     * ship it as words.
+     */
+    public long[] toWords() {
+        return new long[] {granted ? 1 : 0, remaining, limit, retryAfterMillis, resetAfterMillis, token};
+    }
+
+    /** The decision {@link #toWords()} wrote. */
+    public static Verdict fromWords(long[] words) {
+        return of(words[0] == 1, words[1], words[2], words[3], words[4], words[5]);
+    }
+
     /** The same decision without the state, as sent back to a caller. */
     public Verdict withoutState() {
         return state == null && ttlMillis == 0 ? this

@@ -1,9 +1,11 @@
 package dev.sluice.limiter.local;
 
 import dev.sluice.limiter.algorithm.Algorithms;
+import dev.sluice.limiter.algorithm.Outcome;
+import dev.sluice.limiter.algorithm.StepRunner;
+import dev.sluice.limiter.algorithm.Verdict;
 import dev.sluice.limiter.spi.DecisionStore;
 import dev.sluice.limiter.spi.StepRequest;
-import dev.sluice.limiter.algorithm.Verdict;
 import java.time.InstantSource;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -36,17 +38,18 @@ final class LocalDecisionStore implements DecisionStore {
     Verdict run(StepRequest request) {
         Verdict[] out = new Verdict[1];
         states.compute(request.key(), (key, state) -> {
-            Verdict v = request.apply(state, now());
-            out[0] = v;
-            if (!v.stateChanged(state)) {
-                return state;
-            }
-            return v.state() == null || v.ttlMillis() <= 0 ? null : v.state();
+            Outcome o = StepRunner.run(request.spec(), request.op(), request.permits(), request.leaseId(), state, now());
+            out[0] = o.verdict();
+            return switch (o.action()) {
+                case KEEP -> state;
+                case WRITE -> o.state();
+                case REMOVE -> null;
+            };
         });
         if ((writes.incrementAndGet() & (SWEEP_EVERY - 1)) == 0) {
             sweep();
         }
-        return out[0].withoutState();
+        return out[0];
     }
 
     /** Removes every entry whose state no longer matters. */

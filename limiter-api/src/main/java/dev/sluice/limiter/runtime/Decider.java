@@ -6,6 +6,7 @@ import dev.sluice.limiter.algorithm.Verdict;
 import dev.sluice.limiter.spi.DecisionStore;
 import dev.sluice.limiter.spi.StepRequest;
 
+import dev.sluice.limiter.IllegalParameterException;
 import dev.sluice.limiter.LimiterOptions;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -42,7 +43,8 @@ final class Decider {
      * trouble (a client offline, an instance shutting down).
      */
     static boolean isUsageError(Throwable t) {
-        return t.getClass() == IllegalArgumentException.class || t.getClass() == IllegalStateException.class;
+        return t.getClass() == IllegalArgumentException.class || t.getClass() == IllegalStateException.class
+                || t instanceof IllegalParameterException;
     }
 
     /** Blocks for a verdict; throws the last failure (a {@link TimeoutException} when time ran out). */

@@ -154,7 +154,7 @@ final class ConcurrencyStepTest {
      * {@code [header(layout 1), lastNow, expiresAt, lastToken, (token, permits, expiry)...]}.
      */
     static long[] layout1(long lastNow, long expiresAt, long lastToken, long... triples) {
-        long[] state = new long[Algorithms.WORDS + 1 + triples.length];
+        long[] state = new long[Algorithms.HEADER_WORDS + 1 + triples.length];
         state[0] = (Algorithms.MAGIC << 48) | ((long) Algorithms.CONCURRENCY << 40) | (1L << 32);
         state[1] = lastNow;
         state[2] = expiresAt;
@@ -175,7 +175,7 @@ final class ConcurrencyStepTest {
         assertTrue(next.granted());
         assertTrue(next.token() > token);
         assertEquals(ConcurrencyStep.LEGACY_LAYOUT + 1, Algorithms.layoutOf(store.state));
-        assertEquals(Algorithms.WORDS + 1 + 2 * ConcurrencyStep.LEASE, store.state.length);
+        assertEquals(Algorithms.HEADER_WORDS + 1 + 2 * ConcurrencyStep.LEASE, store.state.length);
         assertTrue(store.renew(BASE + 3, token).granted(), "the old lease is still known by its token");
         assertTrue(store.release(BASE + 4, token).granted());
         assertEquals(2, store.peek(BASE + 4, 0).remaining());
