@@ -26,6 +26,7 @@ public final class SluiceMetrics implements DecisionListener {
     private final ConcurrentHashMap<String, Timer[]> timers = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, AtomicLong> queued = new ConcurrentHashMap<>();
 
+    @SuppressWarnings("exports") // micrometer-core is optional: whoever builds this binder has it
     public SluiceMetrics(MeterRegistry registry) {
         this.registry = Objects.requireNonNull(registry, "registry");
     }
