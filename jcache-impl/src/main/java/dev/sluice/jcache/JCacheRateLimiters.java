@@ -3,6 +3,7 @@ package dev.sluice.jcache;
 import dev.sluice.limiter.Keys;
 import dev.sluice.limiter.LimitSpec;
 import dev.sluice.limiter.RateLimiters;
+import dev.sluice.limiter.RuntimeSettings;
 import dev.sluice.limiter.algorithm.Algorithms;
 import dev.sluice.limiter.spi.RateLimiterRuntime;
 import java.time.Duration;
@@ -177,6 +178,7 @@ public final class JCacheRateLimiters {
         private Executor executor;
         private Boolean callerRuns;
         private boolean selfTest = true;
+        private RuntimeSettings runtime = RuntimeSettings.defaults();
 
         private Builder(Cache<String, long[]> cache) {
             this.cache = cache;
@@ -237,6 +239,15 @@ public final class JCacheRateLimiters {
         }
 
         /**
+         * The ticker for deadlines and the scheduler the runtime runs on (see {@link RuntimeSettings}).
+         * Default: {@link RuntimeSettings#defaults()}.
+         */
+        public Builder runtime(RuntimeSettings settings) {
+            this.runtime = Objects.requireNonNull(settings, "settings");
+            return this;
+        }
+
+        /**
          * Whether {@link #build} first checks that the provider's {@code invoke} is atomic per key (a few
          * thousand invokes on a scratch key, removed afterwards). Default: on.
          */
@@ -273,7 +284,7 @@ public final class JCacheRateLimiters {
             boolean inCaller = callerRuns != null ? callerRuns : isInProcess(cache);
             try {
                 return RateLimiterRuntime.create(new JCacheDecisionStore(cache, name, runOn, owned, inCaller, onClose),
-                        keyPrefix);
+                        keyPrefix, runtime);
             } catch (RuntimeException e) {
                 if (owned != null) {
                     owned.shutdown();

@@ -1,6 +1,7 @@
 package dev.sluice.limiter.local;
 
 import dev.sluice.limiter.RateLimiters;
+import dev.sluice.limiter.RuntimeSettings;
 import dev.sluice.limiter.spi.RateLimiterRuntime;
 import java.time.InstantSource;
 import java.util.Objects;
@@ -25,6 +26,15 @@ public final class LocalRateLimiters {
 
     /** Limiters on the given clock with keys under {@code keyPrefix}. */
     public static RateLimiters create(InstantSource clock, String keyPrefix) {
-        return RateLimiterRuntime.create(new LocalDecisionStore(Objects.requireNonNull(clock, "clock")), keyPrefix);
+        return create(clock, keyPrefix, RuntimeSettings.defaults());
+    }
+
+    /**
+     * Limiters on the given clock (decisions) and runtime settings (the ticker for deadlines and waits, the
+     * scheduler), with keys under {@code keyPrefix}.
+     */
+    public static RateLimiters create(InstantSource clock, String keyPrefix, RuntimeSettings settings) {
+        return RateLimiterRuntime.create(new LocalDecisionStore(Objects.requireNonNull(clock, "clock")), keyPrefix,
+                settings);
     }
 }

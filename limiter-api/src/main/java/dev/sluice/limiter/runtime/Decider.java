@@ -8,6 +8,7 @@ import dev.sluice.limiter.spi.StepRequest;
 
 import dev.sluice.limiter.IllegalParameterException;
 import dev.sluice.limiter.LimiterOptions;
+import dev.sluice.limiter.Ticker;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -31,10 +32,20 @@ final class Decider {
 
     final DecisionStore store;
     final ScheduledExecutorService scheduler;
+    final Ticker ticker;
 
-    Decider(DecisionStore store, ScheduledExecutorService scheduler) {
+    Decider(DecisionStore store, ScheduledExecutorService scheduler, Ticker ticker) {
         this.store = store;
         this.scheduler = scheduler;
+        this.ticker = ticker;
+    }
+
+    /**
+     * A deadline on this runtime's ticker as the store reads deadlines ({@link DecisionStore#submit(StepRequest,
+     * long)}: on {@link Ticker#system()}).
+     */
+    long storeDeadline(long deadline) {
+        return ticker == Ticker.system() ? deadline : System.nanoTime() + (deadline - ticker.read());
     }
 
     /**
@@ -49,9 +60,9 @@ final class Decider {
 
     /** Blocks for a verdict; throws the last failure (a {@link TimeoutException} when time ran out). */
     Verdict decide(StepRequest request, LimiterOptions options) throws Throwable {
-        long deadline = System.nanoTime() + options.decisionTimeout().toNanos();
+        long deadline = ticker.read() + options.decisionTimeout().toNanos();
         for (int attempt = 0; ; attempt++) {
-            long left = deadline - System.nanoTime();
+            long left = deadline - ticker.read();
             if (left <= 0) {
                 throw new TimeoutException("no verdict within " + options.decisionTimeout());
             }
@@ -86,7 +97,7 @@ final class Decider {
      * or frees permits before the lease expires.
      */
     CompletableFuture<Verdict> decideAsync(StepRequest request, LimiterOptions options) {
-        Decision decision = new Decision(request, options);
+        Decision decision = new Decision(request, options, ticker.read() + options.decisionTimeout().toNanos());
         Executor callbacks = store.callbackExecutor();
         Runnable expire = () -> {
             decision.abandonStep(); // before the caller hears back, so the request is out of any queue by then
@@ -116,10 +127,10 @@ final class Decider {
         final boolean abandonable;
         volatile CompletableFuture<Verdict> step;
 
-        Decision(StepRequest request, LimiterOptions options) {
+        Decision(StepRequest request, LimiterOptions options, long deadline) {
             this.request = request;
             this.options = options;
-            this.deadline = System.nanoTime() + options.decisionTimeout().toNanos();
+            this.deadline = deadline;
             this.abandonable = request.op() == Op.ACQUIRE;
         }
 
@@ -139,7 +150,7 @@ final class Decider {
         }
         CompletableFuture<Verdict> step;
         try {
-            step = store.submit(decision.request, decision.abandonable ? decision.deadline : Long.MAX_VALUE);
+            step = store.submit(decision.request, decision.abandonable ? storeDeadline(decision.deadline) : Long.MAX_VALUE);
         } catch (RuntimeException e) {
             step = CompletableFuture.failedFuture(e);
         }
@@ -177,10 +188,10 @@ final class Decider {
     }
 
     /** A randomized pause before retry {@code attempt + 1}, or -1 if none fits before the deadline. */
-    private static long backoff(int attempt, long deadline) {
+    private long backoff(int attempt, long deadline) {
         long ceiling = Math.min(MAX_BACKOFF_NANOS, BASE_BACKOFF_NANOS << Math.min(attempt, 10));
         long pause = ceiling / 2 + ThreadLocalRandom.current().nextLong(ceiling / 2 + 1);
-        long left = deadline - System.nanoTime();
+        long left = deadline - ticker.read();
         // Leave the retry some time of its own; a retry with no time to run is no retry.
         return pause + BASE_BACKOFF_NANOS < left ? pause : -1;
     }

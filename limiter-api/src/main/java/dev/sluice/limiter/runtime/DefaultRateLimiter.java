@@ -115,7 +115,7 @@ final class DefaultRateLimiter implements RateLimiter {
         if (closed) {
             throw new IllegalStateException("limiter '" + name + "' is closed");
         }
-        long start = System.nanoTime();
+        long start = decider.ticker.read();
         Verdict verdict;
         try {
             verdict = decider.decide(acquireRequest(permits), options);
@@ -180,7 +180,7 @@ final class DefaultRateLimiter implements RateLimiter {
      * released at once).
      */
     private CompletableFuture<Lease> decideAsync(long permits) {
-        long start = System.nanoTime();
+        long start = decider.ticker.read();
         CompletableFuture<Lease> out = new CompletableFuture<>();
         CompletableFuture<Verdict> decision = decider.decideAsync(acquireRequest(permits), options);
         decision.whenComplete((v, failure) -> {
@@ -212,18 +212,19 @@ final class DefaultRateLimiter implements RateLimiter {
 
     private static final class Waiter {
         final long permits;
-        final long start = System.nanoTime();
+        final long start;
         final CompletableFuture<Lease> future = new CompletableFuture<>();
 
-        Waiter(long permits) {
+        Waiter(long permits, long start) {
             this.permits = permits;
+            this.start = start;
         }
     }
 
     @Override
     public CompletableFuture<Lease> acquireAsync(long permits) {
         checkPermits(permits);
-        Waiter waiter = new Waiter(permits);
+        Waiter waiter = new Waiter(permits, decider.ticker.read());
         if (closed) {
             waiter.future.complete(closedRefusal());
             return waiter.future;
@@ -329,7 +330,7 @@ final class DefaultRateLimiter implements RateLimiter {
         if (pumping || closed) {
             return;
         }
-        long at = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(delayMillis);
+        long at = decider.ticker.read() + TimeUnit.MILLISECONDS.toNanos(delayMillis);
         if (pumpTask != null && !pumpTask.isDone()) {
             if (pumpAtNanos - at <= 0) {
                 return; // an earlier pump is already due
@@ -437,7 +438,7 @@ final class DefaultRateLimiter implements RateLimiter {
             return tryAcquire(permits);
         }
         long waitNanos = toNanosSaturated(maxWait); // before anything is queued: it cannot fail afterwards
-        long start = System.nanoTime();
+        long start = decider.ticker.read();
         CompletableFuture<Lease> future = acquireAsync(permits);
         try {
             return future.get(waitNanos, TimeUnit.NANOSECONDS);

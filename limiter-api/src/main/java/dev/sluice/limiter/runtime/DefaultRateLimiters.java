@@ -8,37 +8,51 @@ import dev.sluice.limiter.LimiterOptions;
 import dev.sluice.limiter.PartitionedRateLimiter;
 import dev.sluice.limiter.RateLimiter;
 import dev.sluice.limiter.RateLimiters;
+import dev.sluice.limiter.RuntimeSettings;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 
-/** The shared runtime over one store: owns one scheduler thread for deadlines, retries, queues and renewals. */
+/**
+ * The shared runtime over one store: one scheduler for deadlines, retries, queues and renewals (its own thread,
+ * or the caller's scheduler from {@link RuntimeSettings}). Public only so that
+ * {@link dev.sluice.limiter.spi.RateLimiterRuntime} can build it; its package is exported to no module.
+ */
 public final class DefaultRateLimiters implements RateLimiters {
     private static final AtomicInteger INSTANCES = new AtomicInteger();
 
     final Decider decider;
     private final DecisionStore store;
     private final String keyPrefix;
-    private final ScheduledThreadPoolExecutor scheduler;
+    private final ScheduledExecutorService scheduler;
+    private final boolean ownsScheduler;
     private final Set<AutoCloseable> created = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
-    public DefaultRateLimiters(DecisionStore store, String keyPrefix) {
+    public DefaultRateLimiters(DecisionStore store, String keyPrefix, RuntimeSettings settings) {
         this.store = store;
         this.keyPrefix = keyPrefix;
-        int id = INSTANCES.incrementAndGet();
-        this.scheduler = new ScheduledThreadPoolExecutor(1, r -> {
-            Thread t = new Thread(r, "sluice-runtime-" + id);
-            t.setDaemon(true);
-            return t;
-        });
-        scheduler.setRemoveOnCancelPolicy(true);
-        scheduler.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
-        this.decider = new Decider(store, scheduler);
+        if (settings.scheduler() != null) {
+            this.scheduler = settings.scheduler();
+            this.ownsScheduler = false;
+        } else {
+            int id = INSTANCES.incrementAndGet();
+            ScheduledThreadPoolExecutor own = new ScheduledThreadPoolExecutor(1, r -> {
+                Thread t = new Thread(r, "sluice-runtime-" + id);
+                t.setDaemon(true);
+                return t;
+            });
+            own.setRemoveOnCancelPolicy(true);
+            own.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+            this.scheduler = own;
+            this.ownsScheduler = true;
+        }
+        this.decider = new Decider(store, scheduler, settings.ticker());
     }
 
     @Override
@@ -109,11 +123,13 @@ public final class DefaultRateLimiters implements RateLimiters {
             }
         }
         created.clear();
-        scheduler.shutdownNow();
-        try {
-            scheduler.awaitTermination(1, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        if (ownsScheduler) {
+            scheduler.shutdownNow();
+            try {
+                scheduler.awaitTermination(1, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
         store.close();
     }

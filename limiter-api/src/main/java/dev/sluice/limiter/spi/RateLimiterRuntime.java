@@ -4,6 +4,7 @@ import dev.sluice.limiter.runtime.DefaultRateLimiters;
 
 import dev.sluice.limiter.Keys;
 import dev.sluice.limiter.RateLimiters;
+import dev.sluice.limiter.RuntimeSettings;
 import java.util.Objects;
 
 /**
@@ -26,7 +27,13 @@ public final class RateLimiterRuntime {
      * the store.
      */
     public static RateLimiters create(DecisionStore store, String keyPrefix) {
+        return create(store, keyPrefix, RuntimeSettings.defaults());
+    }
+
+    /** {@link #create(DecisionStore, String)} on the given ticker and scheduler. */
+    public static RateLimiters create(DecisionStore store, String keyPrefix, RuntimeSettings settings) {
         Objects.requireNonNull(store, "store");
-        return new DefaultRateLimiters(store, Keys.checkName("keyPrefix", keyPrefix));
+        Objects.requireNonNull(settings, "settings");
+        return new DefaultRateLimiters(store, Keys.checkName("keyPrefix", keyPrefix), settings);
     }
 }

@@ -1,0 +1,63 @@
+package dev.sluice.limiter.runtime;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sluice.limiter.FailureMode;
+import dev.sluice.limiter.Lease;
+import dev.sluice.limiter.LimitSpec;
+import dev.sluice.limiter.LimiterOptions;
+import dev.sluice.limiter.RateLimiter;
+import dev.sluice.limiter.RateLimiters;
+import dev.sluice.limiter.RuntimeSettings;
+import dev.sluice.limiter.spi.RateLimiterRuntime;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/** The runtime runs on the caller's scheduler and ticker when given them, and leaves the scheduler running. */
+final class RuntimeSettingsTest {
+
+    @Test
+    void callersScheduler_runsTheDeadlinesAndIsNotShutDownOnClose() throws Exception {
+        ScheduledThreadPoolExecutor mine = new ScheduledThreadPoolExecutor(1, r -> new Thread(r, "callers-scheduler"));
+        try {
+            ControllableStore store = new ControllableStore();
+            store.mode = ControllableStore.Mode.HANG;
+            RateLimiters limiters = RateLimiterRuntime.create(store, "sluice", RuntimeSettings.defaults().withScheduler(mine));
+            RateLimiter limiter = limiters.limiter("hang", LimitSpec.fixedWindow(1, Duration.ofMinutes(1)),
+                    LimiterOptions.builder().failureMode(FailureMode.DENY).decisionTimeout(Duration.ofMillis(20)).build());
+            CompletableFuture<String> completedOn = limiter.acquireAsync(1).thenApply(l -> Thread.currentThread().getName());
+            assertEquals("callers-scheduler", completedOn.get(10, TimeUnit.SECONDS), "the deadline fired on the caller's scheduler");
+            limiters.close();
+            assertFalse(mine.isShutdown(), "Sluice never shuts down a scheduler it was given");
+        } finally {
+            mine.shutdownNow();
+        }
+    }
+
+    /** Deadlines are read on the given ticker: one that has already passed the deadline ends the wait at once. */
+    @Test
+    void callersTicker_decidesWhenADeadlineHasPassed() {
+        AtomicLong now = new AtomicLong();
+        ControllableStore store = new ControllableStore();
+        store.failuresLeft.set(1_000); // every attempt fails retryably: only the deadline stops the retries
+        // Each reading moves the fake time on by a second, so the first retry already finds the deadline passed.
+        RateLimiters limiters = RateLimiterRuntime.create(store, "sluice",
+                RuntimeSettings.defaults().withTicker(() -> now.addAndGet(TimeUnit.SECONDS.toNanos(1))));
+        try {
+            RateLimiter limiter = limiters.limiter("ticker", LimitSpec.fixedWindow(1, Duration.ofMinutes(1)),
+                    LimiterOptions.builder().failureMode(FailureMode.DENY).maxRetries(10)
+                            .decisionTimeout(Duration.ofMillis(1_500)).build());
+            Lease lease = limiter.tryAcquire(1);
+            assertTrue(lease.isDegraded() && !lease.isAcquired(), lease.toString());
+            assertTrue(store.calls.get() <= 2, "the fake ticker ended the retries, after " + store.calls.get() + " calls");
+        } finally {
+            limiters.close();
+        }
+    }
+}
