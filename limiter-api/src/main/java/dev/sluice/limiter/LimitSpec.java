@@ -126,13 +126,13 @@ public sealed interface LimitSpec {
             checkRange("windowMillis", windowMillis, 1, MAX_DURATION.toMillis());
             checkRange("segmentsPerWindow", segmentsPerWindow, 1, MAX_SEGMENTS);
             if (segmentsPerWindow > windowMillis) {
-                throw new IllegalParameterException("segmentsPerWindow", "segmentsPerWindow must be between 1 and " + windowMillis
-                        + " (segments of at least 1 ms in a window of " + windowMillis + " ms), was "
+                throw new IllegalParameterException("segmentsPerWindow", "segmentsPerWindow must be between 1 and "
+                        + windowMillis + " (segments of at least 1 ms in a window of " + windowMillis + " ms), was "
                         + segmentsPerWindow);
             }
             if (windowMillis % segmentsPerWindow != 0) {
-                throw new IllegalParameterException("segmentsPerWindow", "window must be a whole number of milliseconds per segment: "
-                        + windowMillis + " ms is not divisible by segmentsPerWindow " + segmentsPerWindow);
+                throw new IllegalParameterException("segmentsPerWindow",
+                        "window must be a whole number of milliseconds per segment: " + windowMillis + " ms is not divisible by segmentsPerWindow " + segmentsPerWindow);
             }
         }
 
