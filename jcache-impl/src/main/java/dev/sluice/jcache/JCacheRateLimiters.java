@@ -143,10 +143,17 @@ public final class JCacheRateLimiters {
         for (int i = -1; i < more.length; i++) {
             LimitSpec s = i < 0 ? spec : more[i];
             Objects.requireNonNull(s, "spec");
-            // From no state at an epoch-aligned instant, taking the whole limit gives the longest lifetime.
-            max = Math.max(max, Algorithms.acquire(s, null, 0, s.limit()).ttlMillis());
+            max = Math.max(max, lifetimeMillis(s));
         }
         return Duration.ofMillis(max);
+    }
+
+    /** From no state at an epoch-aligned instant, taking the whole limit gives the longest lifetime. */
+    private static long lifetimeMillis(LimitSpec spec) {
+        if (spec instanceof LimitSpec.AllOf all) { // each component as if it had taken its own whole limit
+            return all.components().stream().mapToLong(JCacheRateLimiters::lifetimeMillis).max().orElse(0);
+        }
+        return Algorithms.acquire(spec, null, 0, spec.limit()).ttlMillis();
     }
 
     private static long saturatedMillis(Duration d) {

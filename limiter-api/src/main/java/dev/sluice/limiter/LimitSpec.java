@@ -20,6 +20,8 @@ import java.util.List;
  *   <li>{@link TokenBucket}: a steady rate with a bounded burst.
  *   <li>{@link Gcra}: a steady rate with a burst, one long of state, exact retry-after.
  *   <li>{@link Concurrency}: how many may be in flight at once, with leases that expire.
+ *   <li>{@link AllOf}: several rate limits on one key at once ("10 per second and 1,000 per day"), decided
+ *       in one step.
  * </ul>
  */
 public sealed interface LimitSpec {
@@ -53,8 +55,11 @@ public sealed interface LimitSpec {
     String GCRA = "gcra";
     /** The {@link #algorithm()} name of concurrency specs. */
     String CONCURRENCY = "concurrency";
+    /** The {@link #algorithm()} name of composite specs ({@link #allOf}). */
+    String ALL_OF = "all-of";
     /** Every algorithm's name, in the order of their state ids (the first is id 1). */
-    List<String> ALGORITHMS = List.of(FIXED_WINDOW, SLIDING_WINDOW, SLIDING_LOG, SLIDING_COUNTER, TOKEN_BUCKET, GCRA, CONCURRENCY);
+    List<String> ALGORITHMS = List.of(FIXED_WINDOW, SLIDING_WINDOW, SLIDING_LOG, SLIDING_COUNTER, TOKEN_BUCKET, GCRA,
+            CONCURRENCY, ALL_OF);
 
     /** The most permits one request may ask for. */
     long limit();
@@ -98,6 +103,18 @@ public sealed interface LimitSpec {
     static Concurrency concurrency(long permitLimit, Duration leaseDuration) {
         return new Concurrency(permitLimit,
                 toMillis("leaseDuration", leaseDuration, Concurrency.MIN_LEASE_MILLIS, MAX_DURATION.toMillis()));
+    }
+
+    /**
+     * Several rate limits on one key, decided in one atomic step: granted only if every component grants,
+     * and then the permits are taken from every component; a refusal takes nothing from any. Components
+     * are rate specs (not {@link Concurrency}, not another composite), 2 to {@value AllOf#MAX_COMPONENTS}.
+     *
+     * @throws IllegalArgumentException naming the bad component and its index
+     */
+    static AllOf allOf(LimitSpec... components) {
+        java.util.Objects.requireNonNull(components, "components");
+        return new AllOf(java.util.Arrays.asList(components));
     }
 
     /** A concurrency limiter with the default lease duration of 30 seconds. */
@@ -212,5 +229,48 @@ public sealed interface LimitSpec {
         @Override public long limit() { return permitLimit; }
         @Override public String algorithm() { return CONCURRENCY; }
         public Duration leaseDuration() { return Duration.ofMillis(leaseDurationMillis); }
+    }
+
+    /**
+     * Several rate limits decided as one ({@link #allOf}). The step grants a request only if each component
+     * would; {@code remaining} is the smallest of the components', {@code retryAfter} the latest of those that
+     * refuse (the earliest instant at which every one grants, since waiting never lowers what a rate
+     * component allows), {@code resetAfter} and the state's lifetime the longest. {@link #limit()}, the most
+     * one request may ask for, is the smallest component limit.
+     */
+    record AllOf(List<LimitSpec> components) implements LimitSpec {
+        /** Most components in one composite. */
+        public static final int MAX_COMPONENTS = 8;
+
+        public AllOf {
+            java.util.Objects.requireNonNull(components, "components");
+            components = List.copyOf(components);
+            if (components.size() < 2 || components.size() > MAX_COMPONENTS) {
+                throw new IllegalParameterException("components", "a composite needs 2 to " + MAX_COMPONENTS
+                        + " components, was " + components.size());
+            }
+            for (int i = 0; i < components.size(); i++) {
+                LimitSpec c = components.get(i);
+                if (c instanceof AllOf) {
+                    throw new IllegalParameterException("components", "component " + i + " is itself a composite ("
+                            + c + "); list its components in this one instead");
+                }
+                if (c instanceof Concurrency) {
+                    throw new IllegalParameterException("components", "component " + i + " is a concurrency limit ("
+                            + c + "); a composite holds rate limits only, since a lease that returns its permits on"
+                            + " release has no meaning for a window or a bucket: use a separate concurrency limiter");
+                }
+            }
+        }
+
+        @Override public long limit() {
+            long min = Long.MAX_VALUE;
+            for (LimitSpec c : components) {
+                min = Math.min(min, c.limit());
+            }
+            return min;
+        }
+
+        @Override public String algorithm() { return ALL_OF; }
     }
 }

@@ -40,6 +40,7 @@ public final class Algorithms {
     static final int TOKEN_BUCKET = 5;
     static final int GCRA = 6;
     static final int CONCURRENCY = 7;
+    static final int ALL_OF = 8;
 
 
     private Algorithms() {}
@@ -92,6 +93,8 @@ public final class Algorithms {
             v = TokenBucketStep.step(s, current, now, permits);
         } else if (spec instanceof LimitSpec.Gcra s) {
             v = GcraStep.step(s, current, now, permits);
+        } else if (spec instanceof LimitSpec.AllOf s) {
+            v = CompositeStep.step(s, current, now, permits);
         } else {
             v = ConcurrencyStep.step((LimitSpec.Concurrency) spec, current, now, op, permits, leaseId);
         }
@@ -131,6 +134,7 @@ public final class Algorithms {
         if (spec instanceof LimitSpec.TokenBucket) return TOKEN_BUCKET;
         if (spec instanceof LimitSpec.Gcra) return GCRA;
         if (spec instanceof LimitSpec.Concurrency) return CONCURRENCY;
+        if (spec instanceof LimitSpec.AllOf) return ALL_OF;
         throw new IllegalArgumentException("unknown spec type " + spec.getClass().getName());
     }
 
@@ -185,6 +189,11 @@ public final class Algorithms {
             throw new IllegalStateException("the entry under this key holds malformed " + name(found) + " state ("
                     + state.length + " words, shape " + shapeOf(state) + "); delete the entry to start over");
         }
+        if (spec instanceof LimitSpec.AllOf all && shapeOf(state) != all.components().size()) {
+            throw new IllegalStateException("the entry under this key holds a composite of " + shapeOf(state)
+                    + " components, not " + all.components().size() + "; give this limiter its own key, or delete"
+                    + " the entry to start over");
+        }
     }
 
     /** Whether a state's length fits its algorithm's layout, so a step never indexes past its end. */
@@ -204,6 +213,10 @@ public final class Algorithms {
                 int perLease = layoutOf(state) == ConcurrencyStep.LEGACY_LAYOUT ? ConcurrencyStep.LEGACY_LEASE
                         : ConcurrencyStep.LEASE;
                 return n >= HEADER_WORDS + 1 && (n - HEADER_WORDS - 1) % perLease == 0;
+            case ALL_OF:
+                int components = shapeOf(state);
+                return components >= 2 && components <= LimitSpec.AllOf.MAX_COMPONENTS
+                        && CompositeStep.isWellFormed(state, components);
             default: // SLIDING_LOG: any number of timestamps
                 return true;
         }

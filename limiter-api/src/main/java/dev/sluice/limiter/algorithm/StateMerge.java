@@ -24,6 +24,7 @@ import java.util.Map;
  *   <li>GCRA: the later theoretical arrival time;
  *   <li>concurrency: the union of the leases (a lease on both sides keeps its later expiry), layout 1
  *       and 2 alike, merged as layout 2;
+ *   <li>composite: component by component, each as above;
  *   <li>different algorithms or layouts: the state that saw the later time.
  * </ul>
  */
@@ -64,9 +65,37 @@ public final class StateMerge {
                 return tokenBucket(a, b);
             case Algorithms.GCRA:
                 return gcra(a, b);
+            case Algorithms.ALL_OF:
+                return composite(a, b);
             default:
                 return a[LAST_NOW] > b[LAST_NOW] ? a : b;
         }
+    }
+
+    /** Composites of the same component count: each component merged on its own. */
+    private static long[] composite(long[] a, long[] b) {
+        int n = Algorithms.shapeOf(a);
+        if (!CompositeStep.isWellFormed(a, n) || !CompositeStep.isWellFormed(b, n)) {
+            return a[LAST_NOW] > b[LAST_NOW] ? a : b;
+        }
+        long[][] pa = CompositeStep.parts(a, n);
+        long[][] pb = CompositeStep.parts(b, n);
+        long[][] merged = new long[n][];
+        boolean allA = true;
+        boolean allB = true;
+        for (int i = 0; i < n; i++) {
+            merged[i] = merge(pa[i], pb[i]);
+            allA &= merged[i] == pa[i];
+            allB &= merged[i] == pb[i];
+        }
+        if (allA && a[EXPIRES_AT] >= b[EXPIRES_AT]) {
+            return a;
+        }
+        if (allB && b[EXPIRES_AT] >= a[EXPIRES_AT]) {
+            return b;
+        }
+        return CompositeStep.join(a[HEADER], Math.max(a[LAST_NOW], b[LAST_NOW]), Math.max(a[EXPIRES_AT], b[EXPIRES_AT]),
+                merged);
     }
 
     /** Layout {@code [header, lastNow, expiresAt, windowStart, count...]}: same window, max of each count. */

@@ -220,6 +220,7 @@ final class StepHarness {
         if (spec instanceof LimitSpec.SlidingCounter s) return s.windowMillis();
         if (spec instanceof LimitSpec.TokenBucket s) return s.replenishmentPeriodMillis() * s.tokenLimit() / s.tokensPerPeriod();
         if (spec instanceof LimitSpec.Gcra s) return s.periodMillis() * s.burst() / s.permitsPerPeriod();
+        if (spec instanceof LimitSpec.AllOf s) return s.components().stream().mapToLong(StepHarness::horizon).max().orElseThrow();
         return ((LimitSpec.Concurrency) spec).leaseDurationMillis();
     }
 

@@ -1,0 +1,129 @@
+package dev.sluice.limiter.algorithm;
+
+import static dev.sluice.limiter.algorithm.Algorithms.ALL_OF;
+import static dev.sluice.limiter.algorithm.Algorithms.EXPIRES_AT;
+import static dev.sluice.limiter.algorithm.Algorithms.HEADER_WORDS;
+import static dev.sluice.limiter.algorithm.Algorithms.LAST_NOW;
+import static dev.sluice.limiter.algorithm.Algorithms.header;
+
+import dev.sluice.limiter.LimitSpec;
+
+/**
+ * Several rate limits in one step ({@link LimitSpec.AllOf}). State: after the header, for each component in
+ * order its length in words (0: absent) and its own state, header included, so each component keeps its own
+ * staleness rule and a component of another algorithm at a position is refused by that component's header.
+ * The composite's shape word is its component count.
+ *
+ * <p>Every component's step runs on its own state at the same time; the request is granted only if all
+ * grant, and then every component's new state is kept; otherwise nothing changes. {@code retryAfter} is the
+ * latest among the refusing components': each component's is the earliest instant it grants the same
+ * request if no one else asks, and a rate component never allows less later than sooner, so at that instant
+ * every component grants, and at no earlier one does the latest refuser.
+ */
+final class CompositeStep {
+    private CompositeStep() {}
+
+    static Verdict step(LimitSpec.AllOf spec, long[] state, long now, long permits) {
+        int n = spec.components().size();
+        long[][] parts = parts(state, n);
+        Verdict[] v = new Verdict[n];
+        boolean all = true;
+        long remaining = Long.MAX_VALUE;
+        long retryAfter = 0;
+        long resetAfter = 0;
+        for (int i = 0; i < n; i++) {
+            v[i] = Algorithms.acquire(spec.components().get(i), parts[i], now, permits);
+            remaining = Math.min(remaining, v[i].remaining());
+            resetAfter = Math.max(resetAfter, v[i].resetAfterMillis());
+            if (!v[i].granted()) {
+                all = false;
+                retryAfter = Math.max(retryAfter, v[i].retryAfterMillis());
+            }
+        }
+        if (!all || permits == 0) {
+            return new Verdict(all, remaining, spec.limit(), all ? Verdict.NO_RETRY : retryAfter, resetAfter, 0,
+                    resetAfter, state);
+        }
+        long ttl = 0;
+        int length = HEADER_WORDS;
+        long[][] next = new long[n][];
+        for (int i = 0; i < n; i++) {
+            // A component whose step left no state, or none with time left, is stored as absent.
+            next[i] = v[i].state() != null && v[i].ttlMillis() > 0 ? v[i].state() : null;
+            if (next[i] != null) {
+                ttl = Math.max(ttl, v[i].ttlMillis());
+                length += next[i].length;
+            }
+            length++;
+        }
+        long[] updated = new long[length];
+        updated[0] = header(ALL_OF, n);
+        updated[LAST_NOW] = now;
+        updated[EXPIRES_AT] = now + ttl;
+        int at = HEADER_WORDS;
+        for (long[] part : next) {
+            int len = part == null ? 0 : part.length;
+            updated[at++] = len;
+            if (len > 0) {
+                System.arraycopy(part, 0, updated, at, len);
+                at += len;
+            }
+        }
+        return new Verdict(true, remaining, spec.limit(), Verdict.NO_RETRY, resetAfter, 0, ttl, updated);
+    }
+
+    /** Each component's state (null when absent), or all absent for no state. */
+    static long[][] parts(long[] state, int n) {
+        long[][] parts = new long[n][];
+        if (state == null) {
+            return parts;
+        }
+        int at = HEADER_WORDS;
+        for (int i = 0; i < n; i++) {
+            int len = (int) state[at++];
+            if (len > 0) {
+                parts[i] = java.util.Arrays.copyOfRange(state, at, at + len);
+                at += len;
+            }
+        }
+        return parts;
+    }
+
+    /** Whether a composite state of {@code n} components is well formed: lengths that add up exactly. */
+    static boolean isWellFormed(long[] state, int n) {
+        int at = HEADER_WORDS;
+        for (int i = 0; i < n; i++) {
+            if (at >= state.length) {
+                return false;
+            }
+            long len = state[at++];
+            if (len < 0 || len > state.length - at || (len > 0 && len < HEADER_WORDS)) {
+                return false;
+            }
+            at += (int) len;
+        }
+        return at == state.length;
+    }
+
+    /** Reassembles a composite state from its parts (null: absent), with the given header words. */
+    static long[] join(long header, long lastNow, long expiresAt, long[][] parts) {
+        int length = HEADER_WORDS;
+        for (long[] p : parts) {
+            length += 1 + (p == null ? 0 : p.length);
+        }
+        long[] out = new long[length];
+        out[0] = header;
+        out[LAST_NOW] = lastNow;
+        out[EXPIRES_AT] = expiresAt;
+        int at = HEADER_WORDS;
+        for (long[] p : parts) {
+            int len = p == null ? 0 : p.length;
+            out[at++] = len;
+            if (len > 0) {
+                System.arraycopy(p, 0, out, at, len);
+                at += len;
+            }
+        }
+        return out;
+    }
+}
