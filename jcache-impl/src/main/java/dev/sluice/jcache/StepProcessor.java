@@ -40,12 +40,12 @@ final class StepProcessor implements EntryProcessor<String, long[], long[]>, Ser
     public long[] process(MutableEntry<String, long[]> entry, Object... arguments) {
         LimitSpec s = spec;
         if (s == null) {
-            s = RequestCodec.spec(request, 0);
+            s = RequestCodec.specAt(request, 0);
             spec = s;
         }
         long[] state = entry.exists() ? entry.getValue() : null;
-        Outcome o = StepRunner.run(s, RequestCodec.op(request, 0), RequestCodec.permits(request, 0),
-                RequestCodec.leaseId(request, 0), state, ProcessorClocks.millis(clockName));
+        Outcome o = StepRunner.run(s, RequestCodec.opAt(request, 0), RequestCodec.permitsAt(request, 0),
+                RequestCodec.leaseIdAt(request, 0), state, ProcessorClocks.millis(clockName));
         switch (o.action()) {
             case WRITE -> entry.setValue(o.state());
             case REMOVE -> entry.remove();

@@ -4,33 +4,57 @@ import dev.sluice.limiter.LimitSpec;
 import java.util.Objects;
 
 /**
- * The one encoding of a request, shared by every backend's processors: {@value #WORDS} longs, the spec's
- * four ({@link SpecCodec}), then the op's id, the permits and the lease id. Several requests are
- * concatenated; {@link StepRunner} runs them straight from the words.
+ * The one encoding of a request, shared by every backend's processors: the op's id, the permits, the lease
+ * id, then the spec's words ({@link SpecCodec}: four, more for a composite). Several requests are
+ * concatenated; a request is addressed by the offset of its first word, and {@link #next} gives the offset
+ * of the one after it. {@link StepRunner} runs them straight from the words.
  */
 public final class RequestCodec {
-    /** Words per request. */
-    public static final int WORDS = SpecCodec.WORDS + 3;
-    private static final int OP = SpecCodec.WORDS;
-    private static final int PERMITS = SpecCodec.WORDS + 1;
-    private static final int LEASE_ID = SpecCodec.WORDS + 2;
+    /** Words before the spec's. */
+    static final int FIXED_WORDS = 3;
+    private static final int OP = 0;
+    private static final int PERMITS = 1;
+    private static final int LEASE_ID = 2;
 
     private RequestCodec() {}
 
     /** One request's words. */
     public static long[] encode(LimitSpec spec, Op op, long permits, long leaseId) {
-        long[] words = new long[WORDS];
-        encode(spec, op, permits, leaseId, words, 0);
+        Objects.requireNonNull(op, "op");
+        long[] specWords = SpecCodec.encode(Objects.requireNonNull(spec, "spec"));
+        long[] words = new long[FIXED_WORDS + specWords.length];
+        words[OP] = op.id();
+        words[PERMITS] = permits;
+        words[LEASE_ID] = leaseId;
+        System.arraycopy(specWords, 0, words, FIXED_WORDS, specWords.length);
         return words;
     }
 
-    /** Writes one request's words into {@code into} at {@code offset}. */
-    public static void encode(LimitSpec spec, Op op, long permits, long leaseId, long[] into, int offset) {
-        Objects.requireNonNull(op, "op");
-        System.arraycopy(SpecCodec.encode(Objects.requireNonNull(spec, "spec")), 0, into, offset, SpecCodec.WORDS);
-        into[offset + OP] = op.id();
-        into[offset + PERMITS] = permits;
-        into[offset + LEASE_ID] = leaseId;
+    /** Requests one after another, as one array. */
+    public static long[] concat(java.util.List<long[]> requests) {
+        int length = 0;
+        for (long[] r : requests) {
+            length += r.length;
+        }
+        long[] words = new long[length];
+        int at = 0;
+        for (long[] r : requests) {
+            System.arraycopy(r, 0, words, at, r.length);
+            at += r.length;
+        }
+        return words;
+    }
+
+    /**
+     * The offset of the request after the one at {@code offset} ({@code words.length} after the last).
+     *
+     * @throws IllegalArgumentException if the words at {@code offset} are not a request
+     */
+    public static int next(long[] words, int offset) {
+        if (offset < 0 || offset + FIXED_WORDS >= words.length) {
+            throw new IllegalArgumentException("no encoded request at word " + offset + " of " + words.length);
+        }
+        return offset + FIXED_WORDS + SpecCodec.length(words, offset + FIXED_WORDS);
     }
 
     /**
@@ -39,28 +63,31 @@ public final class RequestCodec {
      * @throws IllegalArgumentException if it is not a whole, non-zero number of requests
      */
     public static int count(long[] words) {
-        if (words == null || words.length == 0 || words.length % WORDS != 0) {
-            throw new IllegalArgumentException("encoded requests must be a positive multiple of " + WORDS
-                    + " words, were " + (words == null ? "null" : words.length + " words"));
+        if (words == null || words.length == 0) {
+            throw new IllegalArgumentException("encoded requests must not be empty, were "
+                    + (words == null ? "null" : "0 words"));
         }
-        return words.length / WORDS;
+        int n = 0;
+        for (int at = 0; at < words.length; at = next(words, at)) {
+            n++;
+        }
+        return n;
     }
 
-    /** The spec of request {@code index}, rebuilt and so validated again. */
-    public static LimitSpec spec(long[] words, int index) {
-        int o = index * WORDS;
-        return SpecCodec.decode(words[o], words[o + 1], words[o + 2], words[o + 3]);
+    /** The spec of the request at {@code offset}, rebuilt and so validated again. */
+    public static LimitSpec specAt(long[] words, int offset) {
+        return SpecCodec.decode(words, offset + FIXED_WORDS);
     }
 
-    public static Op op(long[] words, int index) {
-        return Op.ofId((int) words[index * WORDS + OP]);
+    public static Op opAt(long[] words, int offset) {
+        return Op.ofId((int) words[offset + OP]);
     }
 
-    public static long permits(long[] words, int index) {
-        return words[index * WORDS + PERMITS];
+    public static long permitsAt(long[] words, int offset) {
+        return words[offset + PERMITS];
     }
 
-    public static long leaseId(long[] words, int index) {
-        return words[index * WORDS + LEASE_ID];
+    public static long leaseIdAt(long[] words, int offset) {
+        return words[offset + LEASE_ID];
     }
 }

@@ -15,10 +15,10 @@ public final class StepRunner {
         return Outcome.of(Algorithms.step(spec, state, nowMillis, op, permits, leaseId), state);
     }
 
-    /** Request {@code index} of encoded {@code requests} ({@link RequestCodec}). */
-    public static Outcome run(long[] requests, int index, long[] state, long nowMillis) {
-        return run(RequestCodec.spec(requests, index), RequestCodec.op(requests, index),
-                RequestCodec.permits(requests, index), RequestCodec.leaseId(requests, index), state, nowMillis);
+    /** The request at {@code offset} of encoded {@code requests} ({@link RequestCodec}). */
+    public static Outcome run(long[] requests, int offset, long[] state, long nowMillis) {
+        return run(RequestCodec.specAt(requests, offset), RequestCodec.opAt(requests, offset),
+                RequestCodec.permitsAt(requests, offset), RequestCodec.leaseIdAt(requests, offset), state, nowMillis);
     }
 
     /** Where {@link #runAll} hands each request's outcome. */
@@ -36,14 +36,15 @@ public final class StepRunner {
      * that changed it, or kept when the final state is the one the batch started from.
      */
     public static Outcome runAll(long[] requests, long[] state, long nowMillis, Results results) {
-        int n = RequestCodec.count(requests);
+        RequestCodec.count(requests); // validates the whole batch before any step runs
         long[] current = state;
         long ttlMillis = 0;
         Verdict last = null;
-        for (int i = 0; i < n; i++) {
+        for (int i = 0, at = 0; at < requests.length; i++, at = RequestCodec.next(requests, at)) {
             try {
-                Verdict v = Algorithms.step(RequestCodec.spec(requests, i), current, nowMillis,
-                        RequestCodec.op(requests, i), RequestCodec.permits(requests, i), RequestCodec.leaseId(requests, i));
+                Verdict v = Algorithms.step(RequestCodec.specAt(requests, at), current, nowMillis,
+                        RequestCodec.opAt(requests, at), RequestCodec.permitsAt(requests, at),
+                        RequestCodec.leaseIdAt(requests, at));
                 if (v.stateChanged(current)) {
                     current = v.ttlMillis() > 0 ? v.state() : null;
                     ttlMillis = v.ttlMillis();
