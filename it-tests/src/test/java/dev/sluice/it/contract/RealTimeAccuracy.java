@@ -35,6 +35,7 @@ import java.util.concurrent.locks.LockSupport;
  *   <li>sliding log: {@code limit} per window-long interval needed to cover {@code [s, e]};
  *   <li>token bucket: {@code tokenLimit + tokensPerPeriod * (floor(L / period) + 1)} for length {@code L};
  *   <li>GCRA: {@code burst + floor(L * rate / period) + 1};
+ *   <li>composite: the smallest of its components' bounds (every one holds at once);
  *   <li>concurrency: at no instant more than {@code limit} leases certainly held (from a grant's answer to
  *       its release's request), including leases held longer than their lease duration through renewal.
  * </ul>
@@ -59,7 +60,8 @@ public final class RealTimeAccuracy {
                 LimitSpec.slidingCounter(6, Duration.ofMillis(300)),
                 LimitSpec.tokenBucket(5, 2, Duration.ofMillis(120)),
                 LimitSpec.gcra(3, Duration.ofMillis(100), 4),
-                LimitSpec.concurrency(3, Duration.ofMillis(350)));
+                LimitSpec.concurrency(3, Duration.ofMillis(350)),
+                LimitSpec.allOf(LimitSpec.fixedWindow(4, Duration.ofMillis(90)), LimitSpec.slidingLog(10, Duration.ofMillis(700))));
     }
 
     /** One limiter's run: what it granted, what it may grant at most and at least, and the worst excess. */
@@ -270,6 +272,9 @@ public final class RealTimeAccuracy {
 
     /** The most grants the spec allows decided within {@code [s, e]} (store clock). */
     static long bound(LimitSpec spec, long s, long e) {
+        if (spec instanceof LimitSpec.AllOf all) { // every component's bound holds at once
+            return all.components().stream().mapToLong(c -> bound(c, s, e)).min().orElseThrow();
+        }
         long length = e - s;
         if (spec instanceof LimitSpec.FixedWindow f) {
             return f.permitLimit() * (Math.floorDiv(e, f.windowMillis()) - Math.floorDiv(s, f.windowMillis()) + 1);
@@ -296,6 +301,9 @@ public final class RealTimeAccuracy {
 
     /** What steady demand far above the limit must be granted at least over {@code span} ms. */
     static long minimum(LimitSpec spec, long span) {
+        if (spec instanceof LimitSpec.AllOf all) {
+            return all.components().stream().mapToLong(c -> minimum(c, span)).min().orElseThrow();
+        }
         if (spec instanceof LimitSpec.FixedWindow f) {
             return f.permitLimit() * Math.max(0, span / f.windowMillis() - 1);
         }
@@ -371,6 +379,9 @@ public final class RealTimeAccuracy {
         }
         if (spec instanceof LimitSpec.Gcra g) {
             return "gcra(" + g.permitsPerPeriod() + " per " + g.periodMillis() + " ms, burst " + g.burst() + ")";
+        }
+        if (spec instanceof LimitSpec.AllOf all) {
+            return "allOf(" + String.join(", ", all.components().stream().map(RealTimeAccuracy::describe).toList()) + ")";
         }
         LimitSpec.Concurrency c = (LimitSpec.Concurrency) spec;
         return "concurrency(" + c.permitLimit() + ", lease " + c.leaseDurationMillis() + " ms)";

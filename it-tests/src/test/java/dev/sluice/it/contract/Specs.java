@@ -4,7 +4,7 @@ import dev.sluice.limiter.LimitSpec;
 import java.time.Duration;
 import java.util.List;
 
-/** One spec per algorithm with a given limit, windows long enough that the fake clock decides. */
+/** One spec per algorithm, and a composite, with a given limit; windows long enough that the fake clock decides. */
 public final class Specs {
     private Specs() {}
 
@@ -16,7 +16,10 @@ public final class Specs {
                 LimitSpec.slidingCounter(limit, Duration.ofMinutes(1)),
                 LimitSpec.tokenBucket(limit, 1, Duration.ofMinutes(1)),
                 LimitSpec.gcra(1, Duration.ofMinutes(1), limit),
-                LimitSpec.concurrency(limit, Duration.ofMinutes(1)));
+                LimitSpec.concurrency(limit, Duration.ofMinutes(1)),
+                // The log binds first; the bucket has room for twice the limit but refills slowly.
+                LimitSpec.allOf(LimitSpec.slidingLog(limit, Duration.ofMinutes(1)),
+                        LimitSpec.tokenBucket(limit * 2, 1, Duration.ofSeconds(30))));
     }
 
     /** Specs whose refusals carry a retry-after (all but concurrency). */
