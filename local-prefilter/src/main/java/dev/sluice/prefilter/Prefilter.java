@@ -5,20 +5,16 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Expiry;
 import com.github.benmanes.caffeine.cache.RemovalCause;
 import com.github.benmanes.caffeine.cache.Ticker;
-import dev.sluice.limiter.DecisionListener;
-import dev.sluice.limiter.DecisionResult;
 import dev.sluice.limiter.Lease;
 import dev.sluice.limiter.LimitSpec;
 import dev.sluice.limiter.LimiterOptions;
 import dev.sluice.limiter.LimiterStatistics;
 import java.time.Duration;
-import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
 
 /**
@@ -74,18 +70,8 @@ final class Prefilter {
     private final long refillNanos;
     private final long idleKeepNanos;
     private final Ticker ticker;
-    private final List<PrefilterListener> listeners;
-    private final List<DecisionListener> decisionListeners;
+    private final PrefilterStats stats;
     private final Cache<String, KeyState> cache;
-
-    private final LongAdder granted = new LongAdder();
-    private final LongAdder refused = new LongAdder();
-    private final LongAdder degraded = new LongAdder();
-    private final LongAdder localGrants = new LongAdder();
-    private final LongAdder localRefusals = new LongAdder();
-    private final LongAdder storeCalls = new LongAdder();
-    private final LongAdder discarded = new LongAdder();
-    private volatile long lastRemaining = -1;
 
     Prefilter(String name, LimitSpec spec, LimiterOptions limiterOptions, PrefilterOptions options) {
         this.name = name;
@@ -105,8 +91,7 @@ final class Prefilter {
         this.refillNanos = options.refillInterval().toNanos();
         this.idleKeepNanos = 4 * refillNanos;
         this.ticker = options.ticker();
-        this.listeners = options.listeners();
-        this.decisionListeners = limiterOptions.listeners();
+        this.stats = new PrefilterStats(name, limiterOptions.listeners(), options.listeners());
         this.cache = Caffeine.newBuilder()
                 .maximumSize(options.maximumSize())
                 .ticker(ticker)
@@ -209,7 +194,7 @@ final class Prefilter {
             lost = state.pool;
             state.pool = 0;
         }
-        discard(lost);
+        stats.discarded(lost);
     }
 
     /** Makes the cache hold {@code state} under {@code key} with its current lifetime; false if it was replaced. */
@@ -223,7 +208,7 @@ final class Prefilter {
             lost = state.pool; // another entry took this key's place: our pool cannot be found any more
             state.pool = 0;
         }
-        discard(lost);
+        stats.discarded(lost);
         return false;
     }
 
@@ -256,16 +241,12 @@ final class Prefilter {
         }
     }
 
-    private static long ceilMillis(long nanos) {
-        return nanos <= 0 ? 0 : (nanos + 999_999) / 1_000_000;
-    }
-
     /** One decision; blocks at most for the store's steps. */
     PrefilterLease tryAcquire(String key, Remote remote, long permits) {
         checkPermits(permits);
         long start = System.nanoTime();
         if (!active) {
-            return record(new PrefilterLeases.Store(remote.tryAcquire(permits)), start);
+            return stats.record(PrefilterLeases.store(remote.tryAcquire(permits)));
         }
         return allowance ? allowanceTry(key, remote, permits, start) : refusalTry(key, remote, permits, start);
     }
@@ -275,7 +256,7 @@ final class Prefilter {
         checkPermits(permits);
         long start = System.nanoTime();
         if (!active) {
-            return map(remote.acquireAsync(permits), l -> record(new PrefilterLeases.Store(l), start));
+            return map(remote.acquireAsync(permits), l -> stats.record(PrefilterLeases.store(l)));
         }
         long now = ticker.read();
         KeyState s = cache.getIfPresent(key);
@@ -289,14 +270,14 @@ final class Prefilter {
             }
             flushDiscards();
             if (local != null) {
-                return CompletableFuture.<Lease>completedFuture(local(local, permits, start));
+                return CompletableFuture.<Lease>completedFuture(stats.local(local, permits, start));
             }
         }
         if (queueing) {
             // A queued request may be decided much later: its refusal's send time is unknown, so it is not cached.
             return map(remote.acquireAsync(permits), l -> {
-                storeCall(permits, l);
-                return record(new PrefilterLeases.Store(l), start);
+                stats.storeCall(permits, l);
+                return stats.record(PrefilterLeases.store(l));
             });
         }
         if (allowance && permits > 0) {
@@ -310,7 +291,7 @@ final class Prefilter {
             }
         }
         long sent = ticker.read();
-        return map(remote.acquireAsync(permits), l -> record(afterDirect(key, permits, l, sent), start));
+        return map(remote.acquireAsync(permits), l -> stats.record(afterDirect(key, permits, l, sent)));
     }
 
     /**
@@ -361,15 +342,15 @@ final class Prefilter {
                 }
                 flushDiscards();
                 if (local != null) {
-                    return local(local, permits, start);
+                    return stats.local(local, permits, start);
                 }
             }
         }
         Lease l = remote.acquire(permits, maxWait);
         if (active) {
-            storeCall(permits, l);
+            stats.storeCall(permits, l);
         }
-        return record(new PrefilterLeases.Store(l), start);
+        return stats.record(PrefilterLeases.store(l));
     }
 
     // ---- refusal cache ----
@@ -383,17 +364,17 @@ final class Prefilter {
                 local = localRefusal(s, permits, now);
             }
             if (local != null) {
-                return local(local, permits, start);
+                return stats.local(local, permits, start);
             }
         }
         Lease l = remote.tryAcquire(permits);
-        return record(afterDirect(key, permits, l, now), start);
+        return stats.record(afterDirect(key, permits, l, now));
     }
 
     private PrefilterLease afterDirect(String key, long permits, Lease l, long sent) {
-        storeCall(permits, l);
+        stats.storeCall(permits, l);
         cacheRefusal(key, Math.max(1, permits), l, sent);
-        return new PrefilterLeases.Store(l);
+        return PrefilterLeases.store(l);
     }
 
     /** Guarded by {@code s}. */
@@ -401,8 +382,8 @@ final class Prefilter {
         if (!s.refusesLocally(Math.max(1, permits), now)) {
             return null;
         }
-        return new PrefilterLeases.Local(false, s.refusedRemaining, s.refusedLimit, ceilMillis(s.retryAt - now),
-                ceilMillis(s.refusedResetAt - now));
+        return PrefilterLeases.localRefusal(s.refusedRemaining, s.refusedLimit, s.retryAt - now,
+                s.refusedResetAt - now);
     }
 
     /** Remembers a store refusal of {@code asked} permits sent at {@code sent}, if it says when to retry. */
@@ -450,8 +431,7 @@ final class Prefilter {
         }
         s.pool -= permits;
         s.keepAtLeast(now + idleKeepNanos);
-        return new PrefilterLeases.Local(true, s.storeRemaining + s.pool, s.storeLimit, -1,
-                ceilMillis(s.storeResetAt - now));
+        return PrefilterLeases.localGrant(s.storeRemaining + s.pool, s.storeLimit, s.storeResetAt - now);
     }
 
     /** Starts a refill and returns how many permits to ask for. Guarded by {@code s}. */
@@ -505,11 +485,11 @@ final class Prefilter {
         }
         flushDiscards();
         if (local != null) {
-            return local(local, permits, start);
+            return stats.local(local, permits, start);
         }
         if (ask < 0) {
             long sent = ticker.read();
-            return record(afterDirect(key, permits, remote.tryAcquire(permits), sent), start);
+            return stats.record(afterDirect(key, permits, remote.tryAcquire(permits), sent));
         }
         try {
             while (true) {
@@ -517,7 +497,7 @@ final class Prefilter {
                 Lease l = remote.tryAcquire(ask);
                 long next = afterRefillHop(key, permits, ask, l, sent);
                 if (next < 0) {
-                    return record(finishRefill(key, s, permits, ask, l, sent), start);
+                    return stats.record(finishRefill(key, s, permits, ask, l, sent));
                 }
                 ask = next;
             }
@@ -552,7 +532,7 @@ final class Prefilter {
             try {
                 long next = afterRefillHop(key, permits, ask, l, sent);
                 if (next < 0) {
-                    out.complete(record(finishRefill(key, s, permits, ask, l, sent), start));
+                    out.complete(stats.record(finishRefill(key, s, permits, ask, l, sent)));
                 } else {
                     hopAsync(key, s, remote, permits, next, start, out);
                 }
@@ -567,7 +547,7 @@ final class Prefilter {
      * remaining if it would serve this request, else the request itself), or -1 when this answer is final.
      */
     private long afterRefillHop(String key, long permits, long ask, Lease l, long sent) {
-        storeCall(ask, l);
+        stats.storeCall(ask, l);
         cacheRefusal(key, ask, l, sent);
         if (l.isAcquired() || l.isDegraded() || ask <= permits) {
             return -1;
@@ -578,7 +558,7 @@ final class Prefilter {
 
     private PrefilterLease finishRefill(String key, KeyState s, long permits, long ask, Lease l, long sent) {
         if (!l.isAcquired() || l.isDegraded()) {
-            return new PrefilterLeases.Store(l);
+            return PrefilterLeases.store(l);
         }
         long now = ticker.read();
         long resetAfter = toNanos(l.resetAfter());
@@ -599,9 +579,9 @@ final class Prefilter {
             s.keepAtLeast(now + idleKeepNanos);
             remaining = s.storeRemaining + s.pool;
         }
-        discard(extra);
+        stats.discarded(extra);
         keep(key, s);
-        return new PrefilterLeases.Store(l, remaining);
+        return PrefilterLeases.store(l, remaining);
     }
 
     private void endRefill(KeyState s) {
@@ -626,84 +606,11 @@ final class Prefilter {
         long[] pending = pendingDiscards.get();
         long n = pending[0];
         pending[0] = 0;
-        discard(n);
-    }
-
-    private void discard(long permits) {
-        if (permits <= 0) {
-            return;
-        }
-        discarded.add(permits);
-        for (PrefilterListener l : listeners) {
-            try {
-                l.onAllowanceDiscarded(name, permits);
-            } catch (RuntimeException ignored) {
-                // A listener must not break decisions.
-            }
-        }
-    }
-
-    private void storeCall(long permits, Lease l) {
-        storeCalls.increment();
-        for (PrefilterListener listener : listeners) {
-            try {
-                listener.onStoreCall(name, permits, l.isAcquired());
-            } catch (RuntimeException ignored) {
-                // A listener must not break decisions.
-            }
-        }
-    }
-
-    /** Counts a local decision and reports it to both kinds of listener. */
-    private PrefilterLease local(PrefilterLease lease, long permits, long start) {
-        flushDiscards();
-        (lease.isAcquired() ? localGrants : localRefusals).increment();
-        for (PrefilterListener l : listeners) {
-            try {
-                l.onLocalDecision(name, lease.isAcquired(), permits);
-            } catch (RuntimeException ignored) {
-                // A listener must not break decisions.
-            }
-        }
-        record(lease, start);
-        if (!decisionListeners.isEmpty()) {
-            DecisionResult result = lease.isAcquired() ? DecisionResult.GRANTED : DecisionResult.REFUSED;
-            long nanos = System.nanoTime() - start;
-            for (DecisionListener l : decisionListeners) {
-                try {
-                    l.onDecision(name, result, nanos);
-                } catch (RuntimeException ignored) {
-                    // A listener must not break decisions.
-                }
-            }
-        }
-        return lease;
-    }
-
-    /** Counts a lease handed to a caller. */
-    private PrefilterLease record(PrefilterLease lease, long start) {
-        if (lease.isDegraded()) {
-            degraded.increment();
-        } else {
-            (lease.isAcquired() ? granted : refused).increment();
-            lastRemaining = lease.remaining();
-        }
-        return lease;
+        stats.discarded(n);
     }
 
     LimiterStatistics statistics(long queuedPermits) {
-        return new LimiterStatistics(granted.sum(), refused.sum(), degraded.sum(), queuedPermits, lastRemaining);
-    }
-
-    /** Counts for tests and the README figures. */
-    Counts counts() {
-        return new Counts(localGrants.sum(), localRefusals.sum(), storeCalls.sum(), discarded.sum());
-    }
-
-    record Counts(long localGrants, long localRefusals, long storeCalls, long discarded) {
-        long hopsSaved() {
-            return localGrants + localRefusals;
-        }
+        return stats.snapshot(queuedPermits);
     }
 
     /** Permits held in the local pool of {@code key} and spendable now (for tests). */

@@ -58,7 +58,7 @@ final class PrefilteredPartitionedRateLimiter<P> implements PartitionedRateLimit
     @Override
     public CompletableFuture<Lease> acquireAsync(P partition, long permits) {
         if (closed) {
-            return limiter.acquireAsync(partition, permits).thenApply(PrefilterLeases.Store::new); // refused by the closed limiter
+            return limiter.acquireAsync(partition, permits).thenApply(PrefilterLeases::store); // refused by the closed limiter
         }
         return prefilter.acquireAsync(limiter.keyOf(partition), remote(partition), permits);
     }

@@ -56,7 +56,7 @@ final class PrefilteredRateLimiter implements RateLimiter {
     @Override
     public CompletableFuture<Lease> acquireAsync(long permits) {
         if (closed) {
-            return limiter.acquireAsync(permits).thenApply(PrefilterLeases.Store::new); // refused by the closed limiter
+            return limiter.acquireAsync(permits).thenApply(PrefilterLeases::store); // refused by the closed limiter
         }
         return prefilter.acquireAsync(limiter.key(), remote, permits);
     }

@@ -8,6 +8,7 @@ import dev.sluice.limiter.Lease;
 import dev.sluice.limiter.LimitSpec;
 import dev.sluice.limiter.LimiterOptions;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
@@ -22,7 +23,8 @@ final class MemoryBoundTest {
             @Override
             public Lease tryAcquire(long permits) {
                 storeCalls.incrementAndGet();
-                return new PrefilterLeases.Local(false, 0, 10, retryAfterMillis, retryAfterMillis);
+                Duration retryAfter = Duration.ofMillis(retryAfterMillis);
+                return Lease.refused(0, 10, Optional.of(retryAfter), retryAfter);
             }
 
             @Override
