@@ -1,5 +1,8 @@
 package dev.sluice.limiter;
 
+import java.util.List;
+import java.util.function.Consumer;
+
 /**
  * Receives every decision a limiter makes in this process, e.g. to record metrics. Called on the
  * thread that completed the decision: implementations must be fast, thread-safe and must not throw
@@ -18,4 +21,39 @@ public interface DecisionListener {
 
     /** Called when the permits waiting in a limiter's local queue change. */
     default void onQueueChanged(String limiter, long queuedPermits) {}
+
+    /**
+     * A listener that passes each call on to every one of {@code listeners}, in order. What one of them
+     * throws is caught and ignored, so that a listener can neither break a decision nor keep the others
+     * from hearing of it. The list is copied.
+     *
+     * @throws NullPointerException if {@code listeners} or one of its elements is null
+     */
+    static DecisionListener all(List<? extends DecisionListener> listeners) {
+        List<DecisionListener> each = List.copyOf(listeners);
+        if (each.isEmpty()) {
+            return (limiter, result, durationNanos) -> {};
+        }
+        return new DecisionListener() {
+            @Override
+            public void onDecision(String limiter, DecisionResult result, long durationNanos) {
+                callEach(each, l -> l.onDecision(limiter, result, durationNanos));
+            }
+
+            @Override
+            public void onQueueChanged(String limiter, long queuedPermits) {
+                callEach(each, l -> l.onQueueChanged(limiter, queuedPermits));
+            }
+        };
+    }
+
+    private static void callEach(List<DecisionListener> listeners, Consumer<DecisionListener> call) {
+        for (DecisionListener l : listeners) {
+            try {
+                call.accept(l);
+            } catch (RuntimeException ignored) {
+                // A listener must not break decisions.
+            }
+        }
+    }
 }

@@ -1,6 +1,7 @@
 package dev.sluice.limiter;
 
 import java.time.Duration;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 
@@ -9,6 +10,9 @@ import java.util.OptionalLong;
  *
  * <p>Closing a granted concurrency lease releases its permits (at most once, asynchronously); closing
  * any other lease does nothing. Leases are safe to close from any thread, any number of times.
+ *
+ * <p>{@link #granted}, {@link #refused} and {@link #degraded} make leases that are plain values: immutable,
+ * equal when their fields are, with nothing to release; for a limiter's own decisions or a wrapper's.
  */
 public interface Lease extends AutoCloseable {
 
@@ -48,4 +52,77 @@ public interface Lease extends AutoCloseable {
     /** Releases a granted concurrency lease; a no-op for every other lease. Never throws. */
     @Override
     void close();
+
+    /**
+     * A granted lease with nothing to release.
+     *
+     * @param remaining permits still available right after the decision
+     * @param limit the limit the decision was made against
+     * @param resetAfter how long until the limiter is back to its full capacity
+     * @throws NullPointerException if {@code resetAfter} is null
+     * @throws IllegalArgumentException if {@code resetAfter} is negative
+     */
+    static Lease granted(long remaining, long limit, Duration resetAfter) {
+        return value(true, remaining, limit, Optional.empty(), resetAfter, false);
+    }
+
+    /**
+     * A refused lease.
+     *
+     * @param remaining permits still available right after the decision
+     * @param limit the limit the decision was made against
+     * @param retryAfter how long until the same request could succeed if no one else asked; empty when no
+     *     such time is known (a concurrency refusal)
+     * @param resetAfter how long until the limiter is back to its full capacity
+     * @throws NullPointerException if {@code retryAfter} or {@code resetAfter} is null
+     * @throws IllegalArgumentException if a duration is negative
+     */
+    static Lease refused(long remaining, long limit, Optional<Duration> retryAfter, Duration resetAfter) {
+        return value(false, remaining, limit, retryAfter, resetAfter, false);
+    }
+
+    /**
+     * A {@linkplain #isDegraded() degraded} lease: the {@link FailureMode} decided because the store gave no
+     * decision, so nothing is known of the store (no remaining permits, no retry-after, a zero reset-after).
+     *
+     * @param acquired true if the failure mode granted the permits
+     * @param limit the limit the decision was asked against
+     */
+    static Lease degraded(boolean acquired, long limit) {
+        return value(acquired, 0, limit, Optional.empty(), Duration.ZERO, true);
+    }
+
+    private static Lease value(boolean acquired, long remaining, long limit, Optional<Duration> retryAfter,
+            Duration resetAfter, boolean degraded) {
+        // The components are named after Lease's accessors, so the record implements them.
+        record Value(boolean isAcquired, long remaining, long limit, Optional<Duration> retryAfter,
+                Duration resetAfter, boolean isDegraded) implements Lease {
+            Value {
+                Objects.requireNonNull(retryAfter, "retryAfter");
+                Objects.requireNonNull(resetAfter, "resetAfter");
+                if (retryAfter.isPresent() && retryAfter.get().isNegative()) {
+                    throw new IllegalArgumentException("retryAfter must not be negative, was " + retryAfter.get());
+                }
+                if (resetAfter.isNegative()) {
+                    throw new IllegalArgumentException("resetAfter must not be negative, was " + resetAfter);
+                }
+            }
+
+            @Override
+            public OptionalLong fencingToken() {
+                return OptionalLong.empty();
+            }
+
+            @Override
+            public void close() {}
+
+            @Override
+            public String toString() {
+                return (isAcquired ? "Lease[granted" : "Lease[refused") + (isDegraded ? ", degraded" : "")
+                        + ", remaining=" + remaining + ", limit=" + limit
+                        + retryAfter.map(d -> ", retryAfter=" + d).orElse("") + "]";
+            }
+        }
+        return new Value(acquired, remaining, limit, retryAfter, resetAfter, degraded);
+    }
 }

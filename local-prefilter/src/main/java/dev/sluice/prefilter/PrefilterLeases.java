@@ -5,63 +5,52 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.OptionalLong;
 
-/** The leases a pre-filter hands out. */
+/** The leases a pre-filter hands out: the store's, or a {@link Lease} value made here, each saying which. */
 final class PrefilterLeases {
     private PrefilterLeases() {}
 
-    /** A decision made in this process: nothing to release. */
-    static final class Local implements PrefilterLease {
-        private final boolean acquired;
-        private final long remaining;
-        private final long limit;
-        private final long retryAfterMillis;
-        private final long resetAfterMillis;
-
-        Local(boolean acquired, long remaining, long limit, long retryAfterMillis, long resetAfterMillis) {
-            this.acquired = acquired;
-            this.remaining = remaining;
-            this.limit = limit;
-            this.retryAfterMillis = retryAfterMillis;
-            this.resetAfterMillis = resetAfterMillis;
-        }
-
-        @Override public boolean isLocal() { return true; }
-        @Override public boolean isAcquired() { return acquired; }
-        @Override public long remaining() { return remaining; }
-        @Override public long limit() { return limit; }
-
-        @Override
-        public Optional<Duration> retryAfter() {
-            return acquired || retryAfterMillis < 0 ? Optional.empty() : Optional.of(Duration.ofMillis(retryAfterMillis));
-        }
-
-        @Override public Duration resetAfter() { return Duration.ofMillis(Math.max(0, resetAfterMillis)); }
-        @Override public boolean isDegraded() { return false; }
-        @Override public OptionalLong fencingToken() { return OptionalLong.empty(); }
-        @Override public void close() {}
-
-        @Override
-        public String toString() {
-            return (acquired ? "Lease[granted" : "Lease[refused") + ", local, remaining=" + remaining + ", limit="
-                    + limit + retryAfter().map(d -> ", retryAfter=" + d).orElse("") + "]";
-        }
+    /** The store's decision as the wrapped limiter returned it; closing it closes that lease. */
+    static PrefilterLease store(Lease lease) {
+        return new Decided(lease, lease.remaining(), false);
     }
 
-    /** The store's decision, as the wrapped limiter returned it; closing it closes that lease. */
-    static final class Store implements PrefilterLease {
+    /** The store's grant of a refill; {@code remaining} counts what this process now holds too. */
+    static PrefilterLease store(Lease lease, long remaining) {
+        return new Decided(lease, remaining, false);
+    }
+
+    /** A grant from this process's allowance. */
+    static PrefilterLease localGrant(long remaining, long limit, long resetAfterNanos) {
+        return local(Lease.granted(remaining, limit, ceilMillis(resetAfterNanos)));
+    }
+
+    /** A refusal from this process's cache of the store's refusals. */
+    static PrefilterLease localRefusal(long remaining, long limit, long retryAfterNanos, long resetAfterNanos) {
+        return local(Lease.refused(remaining, limit, Optional.of(ceilMillis(retryAfterNanos)),
+                ceilMillis(resetAfterNanos)));
+    }
+
+    private static PrefilterLease local(Lease value) {
+        return new Decided(value, value.remaining(), true);
+    }
+
+    /** Whole milliseconds, rounded up (as the store counts), never negative. */
+    private static Duration ceilMillis(long nanos) {
+        return Duration.ofMillis(nanos <= 0 ? 0 : (nanos + 999_999) / 1_000_000);
+    }
+
+    private static final class Decided implements PrefilterLease {
         private final Lease lease;
         private final long remaining;
+        private final boolean local;
 
-        Store(Lease lease, long remaining) {
+        Decided(Lease lease, long remaining, boolean local) {
             this.lease = lease;
             this.remaining = remaining;
+            this.local = local;
         }
 
-        Store(Lease lease) {
-            this(lease, lease.remaining());
-        }
-
-        @Override public boolean isLocal() { return false; }
+        @Override public boolean isLocal() { return local; }
         @Override public boolean isAcquired() { return lease.isAcquired(); }
         @Override public long remaining() { return remaining; }
         @Override public long limit() { return lease.limit(); }
@@ -73,7 +62,11 @@ final class PrefilterLeases {
 
         @Override
         public String toString() {
-            return lease + (remaining != lease.remaining() ? " (with local allowance, remaining=" + remaining + ")" : "");
+            if (local) {
+                return lease + " (local)";
+            }
+            return remaining == lease.remaining() ? lease.toString()
+                    : lease + " (with local allowance, remaining=" + remaining + ")";
         }
     }
 }

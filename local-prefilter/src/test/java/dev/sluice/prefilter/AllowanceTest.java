@@ -47,7 +47,7 @@ final class AllowanceTest {
             assertTrue(hot.tryAcquire().isAcquired());
             clock.advance(Duration.ofMillis(1));
         }
-        assertEquals(100, hot.prefilter.batch(hot.key()), "cap = 10% of the limit");
+        assertEquals(100, Workloads.pool(hot).batch(hot.key()), "cap = 10% of the limit");
         assertTrue(store.calls.get() < 20, "store calls: " + store.calls.get());
     }
 
@@ -58,13 +58,13 @@ final class AllowanceTest {
             hot.tryAcquire();
             clock.advance(Duration.ofMillis(1));
         }
-        long big = hot.prefilter.batch(hot.key());
-        while (hot.prefilter.pooled(hot.key()) > 0) {
+        long big = Workloads.pool(hot).batch(hot.key());
+        while (Workloads.pool(hot).pooled(hot.key()) > 0) {
             hot.tryAcquire();
         }
         clock.advance(Duration.ofMillis(350)); // idle, still within the cached state's lifetime
         hot.tryAcquire();
-        assertTrue(hot.prefilter.batch(hot.key()) < big, big + " -> " + hot.prefilter.batch(hot.key()));
+        assertTrue(Workloads.pool(hot).batch(hot.key()) < big, big + " -> " + Workloads.pool(hot).batch(hot.key()));
     }
 
     @Test
@@ -90,7 +90,7 @@ final class AllowanceTest {
             hot.tryAcquire();
         }
         clock.set(java.time.Instant.parse("2030-01-01T00:00:00.999Z"));
-        assertEquals(0, hot.prefilter.pooled(hot.key()), "expires before the window's end");
+        assertEquals(0, Workloads.pool(hot).pooled(hot.key()), "expires before the window's end");
         clock.set(java.time.Instant.parse("2030-01-01T00:00:01Z"));
         PrefilterLease next = (PrefilterLease) hot.tryAcquire();
         assertFalse(next.isLocal(), "the next window starts with a store step");

@@ -5,9 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sluice.limiter.Lease;
-import dev.sluice.limiter.LimitSpec;
 import dev.sluice.limiter.LimiterOptions;
 import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
@@ -22,7 +23,8 @@ final class MemoryBoundTest {
             @Override
             public Lease tryAcquire(long permits) {
                 storeCalls.incrementAndGet();
-                return new PrefilterLeases.Local(false, 0, 10, retryAfterMillis, retryAfterMillis);
+                Duration retryAfter = Duration.ofMillis(retryAfterMillis);
+                return Lease.refused(0, 10, Optional.of(retryAfter), retryAfter);
             }
 
             @Override
@@ -37,14 +39,15 @@ final class MemoryBoundTest {
         };
     }
 
-    private Prefilter prefilter(long maximumSize) {
-        return new Prefilter("flood", LimitSpec.fixedWindow(10, Duration.ofMinutes(1)), LimiterOptions.defaults(),
-                PrefilterOptions.builder().maximumSize(maximumSize).ticker(nanos::get).executor(Runnable::run).build());
+    private RefusalCache prefilter(long maximumSize) {
+        PrefilterOptions options = PrefilterOptions.builder().maximumSize(maximumSize).ticker(nanos::get)
+                .executor(Runnable::run).build();
+        return new RefusalCache(LimiterOptions.defaults(), options, new PrefilterStats("flood", List.of(), List.of()));
     }
 
     @Test
     void millionDistinctKeys_keepTheCacheAtItsBound() {
-        Prefilter prefilter = prefilter(100_000);
+        RefusalCache prefilter = prefilter(100_000);
         Prefilter.Remote store = refusing(60_000);
         for (int i = 0; i < 1_000_000; i++) {
             assertFalse(prefilter.tryAcquire("key-" + i, store, 1).isAcquired());
@@ -61,7 +64,7 @@ final class MemoryBoundTest {
 
     @Test
     void entries_expireWithTheirRetryAfter() {
-        Prefilter prefilter = prefilter(1000);
+        RefusalCache prefilter = prefilter(1000);
         Prefilter.Remote store = refusing(500);
         for (int i = 0; i < 100; i++) {
             prefilter.tryAcquire("key-" + i, store, 1);
@@ -76,7 +79,7 @@ final class MemoryBoundTest {
     /** A later, longer refusal of the same key must extend the cache entry's life, not only its fields. */
     @Test
     void longerRefusalOfSameKey_extendsTheEntrysLife() {
-        Prefilter prefilter = prefilter(1000);
+        RefusalCache prefilter = prefilter(1000);
         assertFalse(prefilter.tryAcquire("k", refusing(100), 2).isAcquired());
         assertFalse(prefilter.tryAcquire("k", refusing(500), 1).isAcquired()); // smaller: asks, refused longer
         long calls = storeCalls.get();

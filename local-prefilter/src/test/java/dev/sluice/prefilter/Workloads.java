@@ -37,6 +37,11 @@ final class Workloads {
         return spec instanceof LimitSpec.TokenBucket || spec instanceof LimitSpec.Gcra;
     }
 
+    /** The allowance behind a limiter wrapped in {@link PrefilterMode#ALLOWANCE}. */
+    static AllowancePool pool(RateLimiter wrapped) {
+        return (AllowancePool) ((PrefilteredRateLimiter) wrapped).prefilter;
+    }
+
     /** The local monotonic clock of a test: the manual clock in nanoseconds, so both advance together. */
     static Ticker ticker(ManualClock clock) {
         return () -> clock.millis() * 1_000_000L;
@@ -182,7 +187,7 @@ final class Workloads {
                 requests += (long) threads * perThreadPerTick;
                 long pooled = 0;
                 for (RateLimiter r : wrapped) {
-                    pooled += ((PrefilteredRateLimiter) r).prefilter.pooled(key);
+                    pooled += pool(r).pooled(key);
                 }
                 maxPooled = Math.max(maxPooled, pooled);
                 if (refusedThisTick > 0) {
@@ -196,7 +201,7 @@ final class Workloads {
                 r.close();
             }
         }
-        long cap = ((PrefilteredRateLimiter) wrapped[0]).prefilter.batchCap();
+        long cap = pool(wrapped[0]).batchCap();
         return new AllowanceRun(replicas, threads, limit, cap, requests, store.calls.get(), grantedPerWindow,
                 maxStranded, maxPooled, discarded.get());
     }

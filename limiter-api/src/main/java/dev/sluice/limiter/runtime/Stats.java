@@ -5,56 +5,33 @@ import dev.sluice.limiter.DecisionResult;
 import dev.sluice.limiter.LimiterStatistics;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.LongAdder;
 
 /** Counts for one limiter (shared by all partitions of a partitioned one) and its listeners. */
 final class Stats {
     private final String name;
-    private final List<DecisionListener> listeners;
-    private final LongAdder granted = new LongAdder();
-    private final LongAdder refused = new LongAdder();
-    private final LongAdder degraded = new LongAdder();
+    private final boolean listened;
+    private final DecisionListener listeners;
+    private final LimiterStatistics.Recorder recorder = new LimiterStatistics.Recorder();
     private final AtomicLong queued = new AtomicLong();
-    private volatile long lastRemaining = -1;
 
     Stats(String name, List<DecisionListener> listeners) {
         this.name = name;
-        this.listeners = listeners;
+        this.listened = !listeners.isEmpty();
+        this.listeners = DecisionListener.all(listeners);
     }
 
     void record(DecisionResult result, long remaining, long startNanos) {
-        switch (result) {
-            case GRANTED -> granted.increment();
-            case REFUSED -> refused.increment();
-            default -> degraded.increment();
-        }
-        if (remaining >= 0) {
-            lastRemaining = remaining;
-        }
-        if (!listeners.isEmpty()) {
-            long nanos = System.nanoTime() - startNanos;
-            for (DecisionListener l : listeners) {
-                try {
-                    l.onDecision(name, result, nanos);
-                } catch (RuntimeException ignored) {
-                    // A listener must not break decisions.
-                }
-            }
+        recorder.record(result, remaining);
+        if (listened) {
+            listeners.onDecision(name, result, System.nanoTime() - startNanos);
         }
     }
 
     void queueChanged(long deltaPermits) {
-        long now = queued.addAndGet(deltaPermits);
-        for (DecisionListener l : listeners) {
-            try {
-                l.onQueueChanged(name, now);
-            } catch (RuntimeException ignored) {
-                // A listener must not break decisions.
-            }
-        }
+        listeners.onQueueChanged(name, queued.addAndGet(deltaPermits));
     }
 
     LimiterStatistics snapshot() {
-        return new LimiterStatistics(granted.sum(), refused.sum(), degraded.sum(), queued.get(), lastRemaining);
+        return recorder.snapshot(queued.get());
     }
 }
