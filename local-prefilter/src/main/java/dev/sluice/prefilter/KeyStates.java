@@ -22,7 +22,7 @@ final class KeyStates {
         this.stats = stats;
         this.cache = Caffeine.newBuilder()
                 .maximumSize(options.maximumSize())
-                .ticker(options.ticker())
+                .ticker(options.ticker()::read) // Caffeine times expiry on the same ticker
                 .executor(options.executor())
                 .expireAfter(new KeepUntil())
                 .evictionListener(this::evicted)

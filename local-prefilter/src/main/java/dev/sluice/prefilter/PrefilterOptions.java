@@ -1,6 +1,6 @@
 package dev.sluice.prefilter;
 
-import com.github.benmanes.caffeine.cache.Ticker;
+import dev.sluice.limiter.Ticker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -106,7 +106,7 @@ public final class PrefilterOptions {
         private Duration refillInterval = Duration.ofMillis(100);
         private Duration maxHold = Duration.ofSeconds(1);
         private Duration clockMargin = Duration.ofMillis(1);
-        private Ticker ticker = Ticker.systemTicker();
+        private Ticker ticker = Ticker.system();
         private Executor executor = Runnable::run;
         private final List<PrefilterListener> listeners = new ArrayList<>();
 

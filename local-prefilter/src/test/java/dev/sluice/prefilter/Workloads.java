@@ -1,6 +1,6 @@
 package dev.sluice.prefilter;
 
-import com.github.benmanes.caffeine.cache.Ticker;
+import dev.sluice.limiter.Ticker;
 import dev.sluice.limiter.Lease;
 import dev.sluice.limiter.LimitSpec;
 import dev.sluice.limiter.RateLimiter;

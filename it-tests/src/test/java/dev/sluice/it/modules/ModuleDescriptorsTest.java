@@ -58,6 +58,13 @@ final class ModuleDescriptorsTest {
     }
 
     @Test
+    void localPrefilter_exportsItsPackageOnly() throws Exception {
+        ModuleDescriptor d = descriptor("local-prefilter");
+        assertEquals("dev.sluice.prefilter", d.name());
+        assertEquals(Map.of("dev.sluice.prefilter", "*"), exports(d));
+    }
+
+    @Test
     void servletFilter_exportsItsPackageAndNeedsTheServletApi() throws Exception {
         ModuleDescriptor d = descriptor("servlet-filter");
         assertEquals(Map.of("dev.sluice.servlet", "*"), exports(d));

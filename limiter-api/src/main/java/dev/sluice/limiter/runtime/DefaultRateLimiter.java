@@ -144,7 +144,7 @@ final class DefaultRateLimiter implements RateLimiter {
             lease.startRenewal();
             return lease;
         }
-        return Leases.Plain.of(v);
+        return Leases.of(v);
     }
 
     /** Applies the failure mode; rethrows usage errors, which no failure mode hides. */
@@ -163,7 +163,7 @@ final class DefaultRateLimiter implements RateLimiter {
             throw new DecisionUnavailableException(name, why, failure);
         }
         boolean allow = mode == FailureMode.ALLOW;
-        return new Leases.Plain(allow, 0, spec.limit(), Verdict.NO_RETRY, 0, true);
+        return Lease.degraded(allow, spec.limit());
     }
 
     private RuntimeException withKey(RuntimeException e) {
@@ -254,7 +254,7 @@ final class DefaultRateLimiter implements RateLimiter {
     }
 
     private Lease closedRefusal() {
-        return new Leases.Plain(false, 0, spec.limit(), Verdict.NO_RETRY, 0, false);
+        return Lease.refused(0, spec.limit(), Optional.empty(), Duration.ZERO);
     }
 
     /** Completes and counts a waiter; a lease nobody waits for any more is closed (released, for concurrency). */
