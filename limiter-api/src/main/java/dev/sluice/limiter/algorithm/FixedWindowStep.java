@@ -17,7 +17,10 @@ final class FixedWindowStep {
         long limit = spec.permitLimit();
         long start = now - Math.floorMod(now, window);
         long end = start + window;
-        long count = state != null && state[START] == start ? state[COUNT] : 0;
+        // Live state is the current window's under the same spec (it expires at its window's end); under a
+        // changed window length its window differs, and its count is kept against the new window: a live change
+        // never hands out a fresh budget.
+        long count = state != null ? state[COUNT] : 0;
         long untilEnd = end - now;
         long resetAfter = count > 0 ? untilEnd : 0;
         long left = Math.max(0, limit - count); // the count may exceed a limit lowered since it was written

@@ -28,7 +28,9 @@ final class GcraStep {
         long tatFraction = 0;
         if (state != null && state[TAT_MILLIS] >= now) {
             tatMillis = state[TAT_MILLIS];
-            tatFraction = state[TAT_FRACTION];
+            // The fraction is in units of 1/rate ms of the rate it was written with; under a changed rate it
+            // is kept below one millisecond, so a live change shifts the arrival time by less than 1 ms.
+            tatFraction = Math.min(state[TAT_FRACTION], rate - 1);
         }
         long ahead = (tatMillis - now) * rate + tatFraction; // (tat - now), in units of 1/rate ms
         long resetAfter = ceilDiv(ahead, rate);

@@ -33,6 +33,9 @@ final class SlidingCounterStep {
                 current = state[CURRENT];
             } else if (state[START] == start - window) {
                 previous = state[CURRENT];
+            } else { // a live state of another window length (a live change): its counts are kept as they stand
+                previous = state[PREVIOUS];
+                current = state[CURRENT];
             }
         }
         long elapsed = now - start;

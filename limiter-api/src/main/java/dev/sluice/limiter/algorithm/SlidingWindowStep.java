@@ -1,6 +1,7 @@
 package dev.sluice.limiter.algorithm;
 
 import static dev.sluice.limiter.algorithm.Algorithms.SLIDING_WINDOW;
+import static dev.sluice.limiter.algorithm.Algorithms.EXPIRES_AT;
 import static dev.sluice.limiter.algorithm.Algorithms.HEADER_WORDS;
 import static dev.sluice.limiter.algorithm.Algorithms.header;
 import static dev.sluice.limiter.algorithm.Algorithms.shapeOf;
@@ -16,8 +17,8 @@ import dev.sluice.limiter.LimitSpec;
  * {@code window - segment} holds at most the limit; an arbitrary window-long interval can touch
  * {@code s + 1} segments and so exceed the limit by at most one segment's admissions.
  *
- * <p>State written with a different segment count (the spec changed) is carried over conservatively:
- * all its live permits are counted in the current segment.
+ * <p>State written with a different segment count or length (the spec changed) is carried over
+ * conservatively: all its live permits are counted in the current segment.
  */
 final class SlidingWindowStep {
     private static final int NEWEST = HEADER_WORDS;
@@ -37,7 +38,9 @@ final class SlidingWindowStep {
         if (state != null) {
             long newest = state[NEWEST];
             int storedSegments = shapeOf(state);
-            if (storedSegments == segments) {
+            // The same segment count and length (a state's expiry is its newest segment's window end);
+            // otherwise the spec changed, and every live permit is carried into the current segment.
+            if (storedSegments == segments && state[EXPIRES_AT] == (newest + segments) * segment) {
                 for (long j = Math.max(oldest, newest - segments + 1); j <= newest; j++) {
                     long c = state[RING + Math.floorMod(j, segments)];
                     counts[Math.floorMod(j, segments)] = c;
