@@ -1,6 +1,7 @@
 package dev.sluice.limiter.algorithm;
 
 import static dev.sluice.limiter.algorithm.Algorithms.SLIDING_COUNTER;
+import static dev.sluice.limiter.algorithm.Algorithms.EXPIRES_AT;
 import static dev.sluice.limiter.algorithm.Algorithms.HEADER_WORDS;
 import static dev.sluice.limiter.algorithm.Algorithms.header;
 
@@ -28,14 +29,14 @@ final class SlidingCounterStep {
         long previous = 0;
         long current = 0;
         if (state != null) {
-            if (state[START] == start) {
+            // This spec's state expires two windows after its start; any other live state was written under
+            // another window length (a live change), and its counts are kept as they stand.
+            boolean sameWindow = state[EXPIRES_AT] == state[START] + 2 * window;
+            if (!sameWindow || state[START] == start) {
                 previous = state[PREVIOUS];
                 current = state[CURRENT];
             } else if (state[START] == start - window) {
                 previous = state[CURRENT];
-            } else { // a live state of another window length (a live change): its counts are kept as they stand
-                previous = state[PREVIOUS];
-                current = state[CURRENT];
             }
         }
         long elapsed = now - start;
