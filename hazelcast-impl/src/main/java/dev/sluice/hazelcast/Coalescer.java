@@ -12,7 +12,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
@@ -218,7 +217,7 @@ final class Coalescer {
         decisions.increment();
         CompletionStage<WireVerdict> call;
         try {
-            call = KeyCalls.submitToKey(maps.apply(lane.durability), p.request.key(), new StepProcessor(p.request));
+            call = KeyCalls.submitToKey(maps.apply(lane.durability), p.request.key(), new StepProcessor(p.request), WireVerdict.class);
         } catch (RuntimeException e) {
             call = CompletableFuture.failedFuture(e);
         }
@@ -227,7 +226,7 @@ final class Coalescer {
             p.direct = call.toCompletableFuture();
         } else {
             call.whenCompleteAsync((result, failure) -> onCallDone(lane, List.of(p), result, failure),
-                    HazelcastDecisionStore.DIRECT);
+                    KeyCalls.DIRECT);
         }
     }
 
@@ -249,12 +248,11 @@ final class Coalescer {
     /** The caller of a direct hop stopped waiting: the hop ends when Hazelcast answers. */
     void abandonDirect(Pending p) {
         p.direct.whenCompleteAsync((result, failure) -> {
-            Throwable cause = failure instanceof CompletionException && failure.getCause() != null
-                    ? failure.getCause() : failure;
+            Throwable cause = failure == null ? null : Failures.unwrap(failure);
             if (p.finished.compareAndSet(false, true)) {
                 onCallDone(p.lane, List.of(p), result, cause);
             }
-        }, HazelcastDecisionStore.DIRECT);
+        }, KeyCalls.DIRECT);
     }
 
     /**
@@ -290,7 +288,7 @@ final class Coalescer {
                 call = CompletableFuture.failedFuture(e);
             }
             call.whenCompleteAsync((result, failure) -> onCallDone(lane, batch, result, failure),
-                    HazelcastDecisionStore.DIRECT);
+                    KeyCalls.DIRECT);
             return;
         }
         AtomicInteger parts = new AtomicInteger(byKey.size());
@@ -299,8 +297,8 @@ final class Coalescer {
             CompletionStage<?> call;
             try {
                 String key = group.get(0).request.key();
-                call = group.size() == 1 ? KeyCalls.submitToKey(map, key, new StepProcessor(group.get(0).request))
-                        : KeyCalls.submitToKey(map, key, new BatchProcessor(Map.of(key, requests(group))));
+                call = group.size() == 1 ? KeyCalls.submitToKey(map, key, new StepProcessor(group.get(0).request), WireVerdict.class)
+                        : KeyCalls.submitToKey(map, key, new BatchProcessor(Map.of(key, requests(group))), BatchResult.class);
             } catch (RuntimeException e) {
                 call = CompletableFuture.failedFuture(e);
             }
@@ -310,7 +308,7 @@ final class Coalescer {
                 } else {
                     fanOutSafely(group, result, failure);
                 }
-            }, HazelcastDecisionStore.DIRECT);
+            }, KeyCalls.DIRECT);
         }
     }
 

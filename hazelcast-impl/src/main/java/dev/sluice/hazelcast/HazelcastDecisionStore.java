@@ -1,16 +1,10 @@
 package dev.sluice.hazelcast;
 
-import com.hazelcast.client.HazelcastClientOfflineException;
 import com.hazelcast.cluster.Member;
 import com.hazelcast.core.HazelcastException;
 import com.hazelcast.core.HazelcastInstance;
-import com.hazelcast.core.IndeterminateOperationStateException;
-import com.hazelcast.core.OperationTimeoutException;
 import com.hazelcast.map.IMap;
-import com.hazelcast.nio.serialization.HazelcastSerializationException;
 import com.hazelcast.partition.Partition;
-import com.hazelcast.spi.exception.RetryableException;
-import com.hazelcast.spi.exception.TargetDisconnectedException;
 import com.hazelcast.spi.impl.SerializationServiceSupport;
 import dev.sluice.limiter.Durability;
 import dev.sluice.limiter.spi.DecisionStore;
@@ -22,7 +16,6 @@ import java.util.List;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
@@ -39,22 +32,14 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>Waiting: both paths start the invocation through {@link KeyCalls}. {@link #execute} waits for it
  * with the caller's deadline (a client call is not cut short by Hazelcast's invocation timeout);
  * {@link #submit} does no more than convert the verdict on the thread that completes it (see
- * {@link #DIRECT}). Both hand the caller's deadline to the coalescer, which drops a request whose caller
+ * {@link KeyCalls#DIRECT}). Both hand the caller's deadline to the coalescer, which drops a request whose caller
  * gave up before it was sent.
  *
  * <p>Coalescing ({@link HazelcastCoalescing}, on unless disabled): decisions go through a
  * {@link Coalescer}, which sends a lone decision at once as one invocation and batches the rest per
  * partition.
  *
- * <p>Failures: Hazelcast's transient failures (a member left, a lost connection, a client offline, a
- * migrating partition, an operation timeout) are retryable. Hazelcast delivers a step at least once, so a
- * retried rate step that did run charges its permits twice: a limiter may then refuse a little early,
- * never admit more than its limit. A concurrency acquisition is idempotent: its retry carries the same
- * nonce and is answered with the lease the first run granted. Hazelcast's own
- * {@link IllegalStateException}s (a client offline, an instance shut down) are wrapped in a
- * {@link HazelcastException}, since the runtime treats a plain {@code IllegalStateException} as a usage
- * error; a member that cannot read Sluice's classes becomes an {@code IllegalStateException} that says
- * what to install, which no failure mode hides.
+ * <p>Failures are translated and classified by {@link Failures}.
  */
 final class HazelcastDecisionStore implements DecisionStore {
     private final HazelcastInstance instance;
@@ -81,7 +66,7 @@ final class HazelcastDecisionStore implements DecisionStore {
             return t;
         });
         this.coalescer = coalescing.enabled()
-                ? new Coalescer(instance, this::map, this::translate, callbacks, coalescing) : null;
+                ? new Coalescer(instance, this::map, Failures::translate, callbacks, coalescing) : null;
     }
 
     /** The coalescer, or null when coalescing is off (tests read its counters). */
@@ -90,16 +75,6 @@ final class HazelcastDecisionStore implements DecisionStore {
     }
 
     private static final AtomicInteger STORES = new AtomicInteger();
-
-    /**
-     * Runs a continuation on the thread that completes a Hazelcast future. Hazelcast's own non-async
-     * {@code whenComplete} does not: its futures run it on {@code ConcurrencyUtil}'s default async
-     * executor, which is the common pool, or, when the common pool's parallelism is 1 (2 cores), a new
-     * thread per continuation (and {@code submitToKey}'s future does so even with no continuation; see
-     * {@link KeyCalls}). Every continuation here is a few field writes; the runtime hops to
-     * {@link #callbackExecutor()} before any caller code runs.
-     */
-    static final Executor DIRECT = Runnable::run;
 
     /**
      * Hazelcast completes futures on partition and response threads, which must never block: callers'
@@ -155,18 +130,18 @@ final class HazelcastDecisionStore implements DecisionStore {
         }
         CompletionStage<WireVerdict> call;
         try {
-            call = KeyCalls.submitToKey(map(request), request.key(), new StepProcessor(request));
+            call = KeyCalls.submitToKey(map(request), request.key(), new StepProcessor(request), WireVerdict.class);
         } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(translate(e));
+            return CompletableFuture.failedFuture(Failures.translate(e));
         }
         CompletableFuture<Verdict> result = new CompletableFuture<>();
         call.whenCompleteAsync((wire, failure) -> {
             if (failure == null) {
                 result.complete(wire.toVerdict());
             } else {
-                result.completeExceptionally(translate(failure));
+                result.completeExceptionally(Failures.translate(failure));
             }
-        }, DIRECT); // the runtime then continues on callbackExecutor(), never on Hazelcast's thread
+        }, KeyCalls.DIRECT); // the runtime then continues on callbackExecutor(), never on Hazelcast's thread
         return result;
     }
 
@@ -180,14 +155,14 @@ final class HazelcastDecisionStore implements DecisionStore {
         // nor executeOnKey, which cannot be cut short at the caller's deadline (and measured slower).
         CompletableFuture<WireVerdict> call;
         try {
-            call = KeyCalls.submitToKey(map(request), request.key(), new StepProcessor(request));
+            call = KeyCalls.submitToKey(map(request), request.key(), new StepProcessor(request), WireVerdict.class);
         } catch (RuntimeException e) {
-            throw new ExecutionException(translate(e));
+            throw new ExecutionException(Failures.translate(e));
         }
         try {
             return call.get(timeoutNanos, TimeUnit.NANOSECONDS).toVerdict();
         } catch (ExecutionException e) {
-            throw new ExecutionException(translate(e)); // translate unwraps
+            throw new ExecutionException(Failures.translate(e)); // translate unwraps
         }
     }
 
@@ -217,10 +192,10 @@ final class HazelcastDecisionStore implements DecisionStore {
         } catch (ExecutionException e) {
             Throwable cause = e.getCause() == null ? e : e.getCause();
             coalescer.finishDirect(p, null, cause);
-            throw new ExecutionException(translate(cause));
+            throw new ExecutionException(Failures.translate(cause));
         } catch (RuntimeException e) {
             coalescer.finishDirect(p, null, e);
-            throw new ExecutionException(translate(e));
+            throw new ExecutionException(Failures.translate(e));
         }
         coalescer.finishDirect(p, result, null);
         return ((WireVerdict) result).toVerdict();
@@ -228,54 +203,7 @@ final class HazelcastDecisionStore implements DecisionStore {
 
     @Override
     public boolean isRetryable(Throwable failure) {
-        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof RetryableException || t instanceof TargetDisconnectedException
-                    || t instanceof HazelcastClientOfflineException || t instanceof OperationTimeoutException
-                    || t instanceof IndeterminateOperationStateException) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /** Maps a Hazelcast failure onto what the runtime understands; see the class comment. */
-    Throwable translate(Throwable failure) {
-        Throwable t = failure;
-        while ((t.getClass() == CompletionException.class || t.getClass() == ExecutionException.class)
-                && t.getCause() != null) {
-            t = t.getCause();
-        }
-        if (isSerializationProblem(t)) {
-            return new IllegalStateException(missingClassesMessage(t.getMessage()), t);
-        }
-        if ((t instanceof IllegalStateException || t instanceof IllegalArgumentException)
-                && t.getClass().getName().startsWith("com.hazelcast.")) {
-            return new HazelcastException("Hazelcast could not run the decision: " + t, t);
-        }
-        return t;
-    }
-
-    static boolean isSerializationProblem(Throwable failure) {
-        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof HazelcastSerializationException || t instanceof ClassNotFoundException
-                    || t instanceof NoClassDefFoundError) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /** What to install where, for a member (or client) that cannot read Sluice's classes. */
-    static String missingClassesMessage(String detail) {
-        int id = SluiceSerializerFactory.factoryId();
-        return "the Hazelcast cluster cannot run Sluice's entry processors (" + detail + "). Every member needs"
-                + " the jars dev.sluice:hazelcast-impl and dev.sluice:limiter-api (the same version as this"
-                + " application) on its classpath and Sluice's serialization factory registered: call"
-                + " SluiceHazelcast.configure(config) on embedded members, or start members with"
-                + " 'java -cp hazelcast.jar:hazelcast-impl.jar:limiter-api.jar dev.sluice.hazelcast.SluiceMember',"
-                + " or add to hazelcast.yaml: serialization: data-serializable-factories: [{factory-id: " + id
-                + ", class-name: " + SluiceSerializerFactory.class.getName() + "}] (in the Hazelcast Docker image,"
-                + " put the jars in /opt/hazelcast/ext/). Clients need SluiceHazelcast.configure(clientConfig).";
+        return Failures.isRetryable(failure);
     }
 
     /**
@@ -310,9 +238,9 @@ final class HazelcastDecisionStore implements DecisionStore {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (ExecutionException | RuntimeException | TimeoutException e) {
-            Throwable cause = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
-            if (isSerializationProblem(cause)) {
-                throw new IllegalStateException(missingClassesMessage(cause.getMessage()), cause);
+            Throwable cause = Failures.unwrap(e);
+            if (Failures.isSerializationProblem(cause)) {
+                throw new IllegalStateException(Failures.missingClassesMessage(cause.getMessage()), cause);
             }
             // Unreachable or slow cluster: nothing proven either way. Decisions will fail, retry and follow
             // the limiters' failure mode; a missing class then still surfaces as an IllegalStateException.
