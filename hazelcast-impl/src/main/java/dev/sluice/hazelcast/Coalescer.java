@@ -65,7 +65,7 @@ import java.util.function.Function;
  */
 final class Coalescer {
     /** Rough wire size of one request besides its key: seven spec and request words and framing. */
-    static final int REQUEST_BYTES = BatchProcessor.WORDS * 8 + 16;
+    static final int REQUEST_BYTES = dev.sluice.limiter.algorithm.RequestCodec.WORDS * 8 + 16;
     /** Fewest distinct keys a batch needs to go as one {@code submitToKeys}; see {@link #send}. */
     static final int MIN_KEYS_PER_MULTI_KEY_HOP = 8;
 
@@ -118,7 +118,7 @@ final class Coalescer {
     /**
      * One caller's request: {@code deadline} is a {@link System#nanoTime()} or {@link Long#MAX_VALUE}.
      * When a blocking caller's request is sent alone at once from its own thread, {@link #direct} is the
-     * Hazelcast future (of a {@link WireVerdict}) it waits on, and that caller ends the hop
+     * Hazelcast future (of a {@link BatchResult}) it waits on, and that caller ends the hop
      * ({@link #finishDirect}): no callback is registered on the Hazelcast future, which costs a lot more
      * than a plain wait.
      */
@@ -215,9 +215,9 @@ final class Coalescer {
     private void sendFirst(Lane lane, Pending p) {
         hops.increment();
         decisions.increment();
-        CompletionStage<WireVerdict> call;
+        CompletionStage<BatchResult> call;
         try {
-            call = KeyCalls.submitToKey(maps.apply(lane.durability), p.request.key(), new StepProcessor(p.request), WireVerdict.class);
+            call = KeyCalls.submitToKey(maps.apply(lane.durability), p.request.key(), new StepProcessor(p.request), BatchResult.class);
         } catch (RuntimeException e) {
             call = CompletableFuture.failedFuture(e);
         }
@@ -297,7 +297,7 @@ final class Coalescer {
             CompletionStage<?> call;
             try {
                 String key = group.get(0).request.key();
-                call = group.size() == 1 ? KeyCalls.submitToKey(map, key, new StepProcessor(group.get(0).request), WireVerdict.class)
+                call = group.size() == 1 ? KeyCalls.submitToKey(map, key, new StepProcessor(group.get(0).request), BatchResult.class)
                         : KeyCalls.submitToKey(map, key, new BatchProcessor(Map.of(key, requests(group))), BatchResult.class);
             } catch (RuntimeException e) {
                 call = CompletableFuture.failedFuture(e);
@@ -418,11 +418,7 @@ final class Coalescer {
         }
         if (batch.size() == 1) {
             Pending p = batch.get(0);
-            if (result instanceof WireVerdict wire) {
-                p.future.complete(wire.toVerdict());
-            } else {
-                complete(List.of(p), (BatchResult) result);
-            }
+            complete(List.of(p), (BatchResult) result);
             return;
         }
         Map<String, List<Pending>> byKey = new LinkedHashMap<>();

@@ -128,16 +128,18 @@ final class HazelcastDecisionStore implements DecisionStore {
         if (coalescer != null) {
             return coalescer.submit(request, deadlineNanos);
         }
-        CompletionStage<WireVerdict> call;
+        CompletionStage<BatchResult> call;
         try {
-            call = KeyCalls.submitToKey(map(request), request.key(), new StepProcessor(request), WireVerdict.class);
+            call = KeyCalls.submitToKey(map(request), request.key(), new StepProcessor(request), BatchResult.class);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(Failures.translate(e));
         }
         CompletableFuture<Verdict> result = new CompletableFuture<>();
         call.whenCompleteAsync((wire, failure) -> {
-            if (failure == null) {
-                result.complete(wire.toVerdict());
+            if (failure == null && wire.failure(0) == null) {
+                result.complete(wire.verdict(0));
+            } else if (failure == null) {
+                result.completeExceptionally(wire.failure(0));
             } else {
                 result.completeExceptionally(Failures.translate(failure));
             }
@@ -153,14 +155,14 @@ final class HazelcastDecisionStore implements DecisionStore {
         }
         // KeyCalls, not submitToKey(...).get(timeout), whose future starts a thread per call on 2 cores,
         // nor executeOnKey, which cannot be cut short at the caller's deadline (and measured slower).
-        CompletableFuture<WireVerdict> call;
+        CompletableFuture<BatchResult> call;
         try {
-            call = KeyCalls.submitToKey(map(request), request.key(), new StepProcessor(request), WireVerdict.class);
+            call = KeyCalls.submitToKey(map(request), request.key(), new StepProcessor(request), BatchResult.class);
         } catch (RuntimeException e) {
             throw new ExecutionException(Failures.translate(e));
         }
         try {
-            return call.get(timeoutNanos, TimeUnit.NANOSECONDS).toVerdict();
+            return verdictOf(call.get(timeoutNanos, TimeUnit.NANOSECONDS));
         } catch (ExecutionException e) {
             throw new ExecutionException(Failures.translate(e)); // translate unwraps
         }
@@ -198,7 +200,14 @@ final class HazelcastDecisionStore implements DecisionStore {
             throw new ExecutionException(Failures.translate(e));
         }
         coalescer.finishDirect(p, result, null);
-        return ((WireVerdict) result).toVerdict();
+        return verdictOf((BatchResult) result);
+    }
+
+    private static Verdict verdictOf(BatchResult result) throws ExecutionException {
+        if (result.failure(0) != null) {
+            throw new ExecutionException(result.failure(0));
+        }
+        return result.verdict(0);
     }
 
     @Override
@@ -217,7 +226,7 @@ final class HazelcastDecisionStore implements DecisionStore {
         if (instance instanceof SerializationServiceSupport support) {
             try {
                 var ss = support.getSerializationService();
-                ss.toObject(ss.toData(new WireVerdict(Verdict.of(true, 0, 1, -1, 0, 0))));
+                ss.toObject(ss.toData(BatchResult.of(Verdict.of(true, 0, 1, -1, 0, 0))));
             } catch (RuntimeException e) {
                 throw new IllegalStateException("this Hazelcast " + (client ? "client" : "member")
                         + " has no Sluice serialization factory (" + e.getMessage() + "): create it from "
@@ -226,13 +235,13 @@ final class HazelcastDecisionStore implements DecisionStore {
                         + SluiceSerializerFactory.factoryId() + " in its serialization config", e);
             }
         }
-        List<CompletableFuture<WireVerdict>> probes = new ArrayList<>();
+        List<CompletableFuture<BatchResult>> probes = new ArrayList<>();
         try {
             for (String key : probeKeys()) {
                 probes.add(map(Durability.REPLICATED).submitToKey(key, new ProbeProcessor()).toCompletableFuture());
             }
             long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
-            for (CompletableFuture<WireVerdict> probe : probes) {
+            for (CompletableFuture<BatchResult> probe : probes) {
                 probe.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
             }
         } catch (InterruptedException e) {
