@@ -5,7 +5,6 @@ import com.hazelcast.core.HazelcastInstanceAware;
 import com.hazelcast.map.EntryProcessor;
 import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
-import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
 import dev.sluice.limiter.algorithm.Outcome;
 import dev.sluice.limiter.algorithm.RequestCodec;
 import dev.sluice.limiter.algorithm.StepRunner;
@@ -50,7 +49,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * thread ran no {@code process} of this instance (not expected on a plain map), the backup processor
  * falls back to every key changed so far: a superset, which the partition filter makes equally exact.
  */
-final class BatchProcessor implements EntryProcessor<String, long[], BatchResult>, IdentifiedDataSerializable,
+final class BatchProcessor extends WireObject implements EntryProcessor<String, long[], BatchResult>,
         HazelcastInstanceAware {
     /** A reader refuses more requests than this in one batch or result (a corrupt or hostile length). */
     static final int MAX_REQUESTS_ON_WIRE = 1 << 16;
@@ -149,18 +148,12 @@ final class BatchProcessor implements EntryProcessor<String, long[], BatchResult
     }
 
     @Override
-    public int getFactoryId() {
-        return SluiceSerializerFactory.factoryId();
-    }
-
-    @Override
     public int getClassId() {
         return SluiceSerializerFactory.BATCH;
     }
 
     @Override
-    public void writeData(ObjectDataOutput out) throws IOException {
-        out.writeByte(SluiceSerializerFactory.FORMAT_VERSION);
+    void writeFields(ObjectDataOutput out) throws IOException {
         out.writeInt(requests.size());
         for (Map.Entry<String, long[]> e : requests.entrySet()) {
             out.writeString(e.getKey());
@@ -169,8 +162,7 @@ final class BatchProcessor implements EntryProcessor<String, long[], BatchResult
     }
 
     @Override
-    public void readData(ObjectDataInput in) throws IOException {
-        SluiceSerializerFactory.checkVersion(in.readByte(), getClass());
+    void readFields(ObjectDataInput in) throws IOException {
         int keys = in.readInt();
         if (keys < 0 || keys > MAX_REQUESTS_ON_WIRE) {
             throw new IOException("a batch of " + keys + " keys is out of range");

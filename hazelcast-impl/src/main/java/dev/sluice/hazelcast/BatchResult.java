@@ -3,7 +3,6 @@ package dev.sluice.hazelcast;
 import com.hazelcast.core.HazelcastException;
 import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
-import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
 import dev.sluice.limiter.algorithm.StepRunner;
 import dev.sluice.limiter.algorithm.Verdict;
 import java.io.IOException;
@@ -17,7 +16,7 @@ import java.io.IOException;
  *
  * <p>Only failures need the kind and message arrays; a result of verdicts allocates neither.
  */
-final class BatchResult implements IdentifiedDataSerializable, StepRunner.Results {
+final class BatchResult extends WireObject implements StepRunner.Results {
     static final byte VERDICT = 0;
     static final byte ILLEGAL_ARGUMENT = 1;
     static final byte ILLEGAL_STATE = 2;
@@ -102,18 +101,12 @@ final class BatchResult implements IdentifiedDataSerializable, StepRunner.Result
     }
 
     @Override
-    public int getFactoryId() {
-        return SluiceSerializerFactory.factoryId();
-    }
-
-    @Override
     public int getClassId() {
         return SluiceSerializerFactory.BATCH_RESULT;
     }
 
     @Override
-    public void writeData(ObjectDataOutput out) throws IOException {
-        out.writeByte(SluiceSerializerFactory.FORMAT_VERSION);
+    void writeFields(ObjectDataOutput out) throws IOException {
         out.writeInt(verdicts.length);
         for (int i = 0; i < verdicts.length; i++) {
             byte kind = kind(i);
@@ -133,8 +126,7 @@ final class BatchResult implements IdentifiedDataSerializable, StepRunner.Result
     }
 
     @Override
-    public void readData(ObjectDataInput in) throws IOException {
-        SluiceSerializerFactory.checkVersion(in.readByte(), getClass());
+    void readFields(ObjectDataInput in) throws IOException {
         int size = in.readInt();
         if (size < 0 || size > BatchProcessor.MAX_REQUESTS_ON_WIRE) {
             throw new IOException("a batch result of " + size + " requests is out of range");

@@ -4,11 +4,7 @@ import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.core.HazelcastInstanceAware;
 import com.hazelcast.core.ReadOnly;
 import com.hazelcast.map.EntryProcessor;
-import com.hazelcast.nio.ObjectDataInput;
-import com.hazelcast.nio.ObjectDataOutput;
-import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
 import dev.sluice.limiter.algorithm.Verdict;
-import java.io.IOException;
 import java.util.Map;
 
 /**
@@ -17,8 +13,8 @@ import java.util.Map;
  * verdict whose limit is the member's {@link SluiceSerializerFactory#FORMAT_VERSION} and whose remaining
  * permits are the member's time.
  */
-final class ProbeProcessor implements EntryProcessor<String, long[], BatchResult>, ReadOnly,
-        IdentifiedDataSerializable, HazelcastInstanceAware {
+final class ProbeProcessor extends WireObject implements EntryProcessor<String, long[], BatchResult>, ReadOnly,
+        HazelcastInstanceAware {
     private transient HazelcastInstance instance;
 
     ProbeProcessor() {}
@@ -40,22 +36,7 @@ final class ProbeProcessor implements EntryProcessor<String, long[], BatchResult
     }
 
     @Override
-    public int getFactoryId() {
-        return SluiceSerializerFactory.factoryId();
-    }
-
-    @Override
     public int getClassId() {
         return SluiceSerializerFactory.PROBE;
-    }
-
-    @Override
-    public void writeData(ObjectDataOutput out) throws IOException {
-        out.writeByte(SluiceSerializerFactory.FORMAT_VERSION);
-    }
-
-    @Override
-    public void readData(ObjectDataInput in) throws IOException {
-        SluiceSerializerFactory.checkVersion(in.readByte(), getClass());
     }
 }

@@ -4,7 +4,6 @@ import com.hazelcast.map.EntryProcessor;
 import com.hazelcast.map.ExtendedMapEntry;
 import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
-import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
 import dev.sluice.limiter.algorithm.Outcome;
 import java.io.IOException;
 import java.util.Map;
@@ -20,7 +19,7 @@ import java.util.concurrent.TimeUnit;
  *
  * @param <R> the result type the primary processor declares
  */
-final class SetStateProcessor<R> implements EntryProcessor<String, long[], R>, IdentifiedDataSerializable {
+final class SetStateProcessor<R> extends WireObject implements EntryProcessor<String, long[], R> {
     private long[] state;
     private long ttlMillis;
 
@@ -99,25 +98,18 @@ final class SetStateProcessor<R> implements EntryProcessor<String, long[], R>, I
     }
 
     @Override
-    public int getFactoryId() {
-        return SluiceSerializerFactory.factoryId();
-    }
-
-    @Override
     public int getClassId() {
         return SluiceSerializerFactory.SET_STATE;
     }
 
     @Override
-    public void writeData(ObjectDataOutput out) throws IOException {
-        out.writeByte(SluiceSerializerFactory.FORMAT_VERSION);
+    void writeFields(ObjectDataOutput out) throws IOException {
         out.writeLongArray(state);
         out.writeLong(ttlMillis);
     }
 
     @Override
-    public void readData(ObjectDataInput in) throws IOException {
-        SluiceSerializerFactory.checkVersion(in.readByte(), getClass());
+    void readFields(ObjectDataInput in) throws IOException {
         state = in.readLongArray();
         ttlMillis = in.readLong();
     }

@@ -5,7 +5,6 @@ import com.hazelcast.core.HazelcastInstanceAware;
 import com.hazelcast.map.EntryProcessor;
 import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
-import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
 import dev.sluice.limiter.LimitSpec;
 import dev.sluice.limiter.algorithm.Outcome;
 import dev.sluice.limiter.algorithm.RequestCodec;
@@ -40,7 +39,7 @@ import java.util.Map;
  * processor is handed the live stored instance, and the step always builds a new array. The request's
  * spec is rebuilt (and so validated again) on the member.
  */
-final class StepProcessor implements EntryProcessor<String, long[], BatchResult>, IdentifiedDataSerializable,
+final class StepProcessor extends WireObject implements EntryProcessor<String, long[], BatchResult>,
         HazelcastInstanceAware {
     private long[] request;
 
@@ -98,24 +97,17 @@ final class StepProcessor implements EntryProcessor<String, long[], BatchResult>
     }
 
     @Override
-    public int getFactoryId() {
-        return SluiceSerializerFactory.factoryId();
-    }
-
-    @Override
     public int getClassId() {
         return SluiceSerializerFactory.STEP;
     }
 
     @Override
-    public void writeData(ObjectDataOutput out) throws IOException {
-        out.writeByte(SluiceSerializerFactory.FORMAT_VERSION);
+    void writeFields(ObjectDataOutput out) throws IOException {
         out.writeLongArray(request);
     }
 
     @Override
-    public void readData(ObjectDataInput in) throws IOException {
-        SluiceSerializerFactory.checkVersion(in.readByte(), getClass());
+    void readFields(ObjectDataInput in) throws IOException {
         request = in.readLongArray();
         if (request == null || request.length != RequestCodec.WORDS) {
             throw new IOException("a step request of " + (request == null ? "no" : request.length) + " words, not "
