@@ -3,7 +3,6 @@ package dev.sluice.hazelcast;
 import com.hazelcast.map.EntryProcessor;
 import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
-import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
 import java.io.IOException;
 import java.util.HashMap;
 import java.util.List;
@@ -14,7 +13,7 @@ import java.util.Map;
  * the primary computed (a {@code null} state removes the entry); any other key is left untouched. It
  * never runs a step. Answers {@code null}.
  */
-final class BatchBackupProcessor implements EntryProcessor<String, long[], BatchResult>, IdentifiedDataSerializable {
+final class BatchBackupProcessor extends WireObject implements EntryProcessor<String, long[], BatchResult> {
     private String[] keys;
     private long[][] states;
     private long[] ttls;
@@ -76,18 +75,12 @@ final class BatchBackupProcessor implements EntryProcessor<String, long[], Batch
     }
 
     @Override
-    public int getFactoryId() {
-        return SluiceSerializerFactory.factoryId();
-    }
-
-    @Override
     public int getClassId() {
         return SluiceSerializerFactory.BATCH_BACKUP;
     }
 
     @Override
-    public void writeData(ObjectDataOutput out) throws IOException {
-        out.writeByte(SluiceSerializerFactory.FORMAT_VERSION);
+    void writeFields(ObjectDataOutput out) throws IOException {
         out.writeInt(keys.length);
         for (int i = 0; i < keys.length; i++) {
             out.writeString(keys[i]);
@@ -97,8 +90,7 @@ final class BatchBackupProcessor implements EntryProcessor<String, long[], Batch
     }
 
     @Override
-    public void readData(ObjectDataInput in) throws IOException {
-        SluiceSerializerFactory.checkVersion(in.readByte(), getClass());
+    void readFields(ObjectDataInput in) throws IOException {
         int n = in.readInt();
         if (n < 0 || n > BatchProcessor.MAX_REQUESTS_ON_WIRE) {
             throw new IOException("a batch backup of " + n + " keys is out of range");

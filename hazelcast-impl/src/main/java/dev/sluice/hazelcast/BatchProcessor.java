@@ -5,12 +5,10 @@ import com.hazelcast.core.HazelcastInstanceAware;
 import com.hazelcast.map.EntryProcessor;
 import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
-import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
-import dev.sluice.limiter.algorithm.Algorithms;
-import dev.sluice.limiter.algorithm.Op;
-import dev.sluice.limiter.algorithm.SpecCodec;
+import dev.sluice.limiter.algorithm.Outcome;
+import dev.sluice.limiter.algorithm.RequestCodec;
+import dev.sluice.limiter.algorithm.StepRunner;
 import dev.sluice.limiter.spi.StepRequest;
-import dev.sluice.limiter.algorithm.Verdict;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -20,15 +18,16 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Many decisions in one hop: for each key, the requests queued for it, decided in the order they were
- * asked by one run on that key. Sent with {@code submitToKey} (one key) or {@code submitToKeys} (several
- * keys owned by one member).
+ * Many decisions in one hop: for each key, the requests queued for it (their {@link RequestCodec} words,
+ * concatenated), decided in the order they were asked by one run on that key. Sent with
+ * {@code submitToKey} (one key) or {@code submitToKeys} (several keys of one partition).
  *
- * <p>Per key: the time is read once ({@link StepProcessor#now}); each request's step runs on the state
- * the previous one left (a state removed, or written with no time left, reads as absent, as it would
- * after a one-request write); a request whose step throws gets its own exception and leaves the state as
- * it was. The final state is written once, with the TTL of the last step that changed it, and only if it
- * differs from the stored one. Each request's outcome goes back in one {@link BatchResult} per key.
+ * <p>Per key: the time is read once ({@link StepProcessor#now}) and {@link StepRunner#runAll} runs each
+ * request's step on the state the previous one left; a request whose step throws gets its own exception
+ * and leaves the state as it was. The batch's {@link Outcome} is applied once
+ * ({@link SetStateProcessor#apply}): the final state with the TTL of the last step that changed it, and
+ * only if it differs from the stored one. Each request's outcome goes back in one {@link BatchResult} per
+ * key.
  *
  * <p>Thread-safety. Unlike {@link StepProcessor}, one instance is shared: for {@code submitToKeys}
  * Hazelcast's {@code MultipleEntryOperationFactory} hands the same instance (the caller's own on the
@@ -50,10 +49,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * thread ran no {@code process} of this instance (not expected on a plain map), the backup processor
  * falls back to every key changed so far: a superset, which the partition filter makes equally exact.
  */
-final class BatchProcessor implements EntryProcessor<String, long[], BatchResult>, IdentifiedDataSerializable,
+final class BatchProcessor extends WireObject implements EntryProcessor<String, long[], BatchResult>,
         HazelcastInstanceAware {
-    /** Words per request: algorithm, three spec parameters, op, permits, lease id. */
-    static final int WORDS = SpecCodec.WORDS + 3;
     /** A reader refuses more requests than this in one batch or result (a corrupt or hostile length). */
     static final int MAX_REQUESTS_ON_WIRE = 1 << 16;
 
@@ -79,14 +76,10 @@ final class BatchProcessor implements EntryProcessor<String, long[], BatchResult
     BatchProcessor(Map<String, List<StepRequest>> requests) {
         this.requests = new LinkedHashMap<>();
         requests.forEach((key, list) -> {
-            long[] words = new long[list.size() * WORDS];
+            long[] words = new long[list.size() * RequestCodec.WORDS];
             for (int i = 0; i < list.size(); i++) {
                 StepRequest r = list.get(i);
-                long[] spec = SpecCodec.encode(r.spec());
-                System.arraycopy(spec, 0, words, i * WORDS, SpecCodec.WORDS);
-                words[i * WORDS + 4] = r.op().id();
-                words[i * WORDS + 5] = r.permits();
-                words[i * WORDS + 6] = r.leaseId();
+                RequestCodec.encode(r.spec(), r.op(), r.permits(), r.leaseId(), words, i * RequestCodec.WORDS);
             }
             this.requests.put(key, words);
         });
@@ -113,45 +106,19 @@ final class BatchProcessor implements EntryProcessor<String, long[], BatchResult
         if (words == null) {
             return null; // not a key of this batch: Hazelcast never asks
         }
-        BatchResult result = new BatchResult(words.length / WORDS);
-        Written written = decide(entry, words, now, result);
+        BatchResult result = new BatchResult(RequestCodec.count(words));
+        Outcome outcome = StepRunner.runAll(words, entry.getValue(), now, result);
         ThreadWrites mine = threadWrites.computeIfAbsent(Thread.currentThread(), t -> new ThreadWrites());
         if (mine.sealed) { // a new partition operation on this thread: the previous one's backup is gone
             mine.writes.clear();
             mine.sealed = false;
         }
-        if (written != null) {
+        if (SetStateProcessor.apply(entry, outcome)) {
+            Written written = new Written(outcome.state(), outcome.ttlMillis());
             mine.writes.put(key, written);
             allWrites.put(key, written);
         }
         return result;
-    }
-
-    /** Decides every request on one key at {@code now}; writes the entry once; returns what it wrote, or null. */
-    private Written decide(Map.Entry<String, long[]> entry, long[] words, long now, BatchResult result) {
-        long[] original = entry.getValue(); // read once: in BINARY format every read is a new copy
-        long[] state = original;
-        long ttlMillis = 0;
-        for (int i = 0; i < result.size(); i++) {
-            int w = i * WORDS;
-            try {
-                Verdict v = Algorithms.step(SpecCodec.decode(words[w], words[w + 1], words[w + 2], words[w + 3]),
-                        state, now, Op.ofId((int) words[w + 4]), words[w + 5], words[w + 6]);
-                if (v.stateChanged(state)) {
-                    // As a one-request write would: no state, or no time left, means the entry is gone.
-                    state = v.ttlMillis() > 0 ? v.state() : null;
-                    ttlMillis = v.ttlMillis();
-                }
-                result.verdict(i, v);
-            } catch (RuntimeException e) {
-                result.failure(i, e); // this request alone; the state stays as the previous step left it
-            }
-        }
-        if (state == original) {
-            return null;
-        }
-        SetStateProcessor.write(entry, state, ttlMillis);
-        return new Written(state, ttlMillis);
     }
 
     /**
@@ -181,18 +148,12 @@ final class BatchProcessor implements EntryProcessor<String, long[], BatchResult
     }
 
     @Override
-    public int getFactoryId() {
-        return SluiceSerializerFactory.factoryId();
-    }
-
-    @Override
     public int getClassId() {
         return SluiceSerializerFactory.BATCH;
     }
 
     @Override
-    public void writeData(ObjectDataOutput out) throws IOException {
-        out.writeByte(SluiceSerializerFactory.FORMAT_VERSION);
+    void writeFields(ObjectDataOutput out) throws IOException {
         out.writeInt(requests.size());
         for (Map.Entry<String, long[]> e : requests.entrySet()) {
             out.writeString(e.getKey());
@@ -201,8 +162,7 @@ final class BatchProcessor implements EntryProcessor<String, long[], BatchResult
     }
 
     @Override
-    public void readData(ObjectDataInput in) throws IOException {
-        SluiceSerializerFactory.checkVersion(in.readByte(), getClass());
+    void readFields(ObjectDataInput in) throws IOException {
         int keys = in.readInt();
         if (keys < 0 || keys > MAX_REQUESTS_ON_WIRE) {
             throw new IOException("a batch of " + keys + " keys is out of range");
@@ -211,8 +171,8 @@ final class BatchProcessor implements EntryProcessor<String, long[], BatchResult
         for (int i = 0; i < keys; i++) {
             String key = in.readString();
             long[] words = in.readLongArray();
-            if (words == null || words.length == 0 || words.length % WORDS != 0
-                    || words.length / WORDS > MAX_REQUESTS_ON_WIRE) {
+            if (words == null || words.length == 0 || words.length % RequestCodec.WORDS != 0
+                    || words.length / RequestCodec.WORDS > MAX_REQUESTS_ON_WIRE) {
                 throw new IOException("malformed requests for key " + key + " in a batch");
             }
             requests.put(key, words);
@@ -223,7 +183,7 @@ final class BatchProcessor implements EntryProcessor<String, long[], BatchResult
     public String toString() {
         int n = 0;
         for (long[] words : requests.values()) {
-            n += words.length / WORDS;
+            n += RequestCodec.count(words);
         }
         return "BatchProcessor[" + n + " requests on " + requests.size() + " keys]";
     }

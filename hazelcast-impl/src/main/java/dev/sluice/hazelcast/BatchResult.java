@@ -3,59 +3,96 @@ package dev.sluice.hazelcast;
 import com.hazelcast.core.HazelcastException;
 import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
-import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
+import dev.sluice.limiter.algorithm.StepRunner;
 import dev.sluice.limiter.algorithm.Verdict;
 import java.io.IOException;
 
 /**
- * The outcomes of the requests a {@link BatchProcessor} decided on one key, in the order they were asked:
- * each a verdict, or the exception the step threw for that request alone. A step's own usage errors
- * come back as exactly {@link IllegalArgumentException} or {@link IllegalStateException}, as they would
- * from a one-request {@link StepProcessor}; anything else as a {@link HazelcastException}.
+ * The answer of every processor that decides: the outcomes of the requests it ran on one key, in the order
+ * they were asked ({@link StepProcessor}: one; {@link BatchProcessor}: one result per key). Each is a
+ * verdict, or the exception the step threw for that request alone. A step's own usage errors come back as
+ * exactly {@link IllegalArgumentException} or {@link IllegalStateException} with the step's message, so the
+ * caller rethrows what a local step would have thrown; anything else as a {@link HazelcastException}.
+ *
+ * <p>Only failures need the kind and message arrays; a result of verdicts allocates neither.
  */
-final class BatchResult implements IdentifiedDataSerializable {
+final class BatchResult extends WireObject implements StepRunner.Results {
     static final byte VERDICT = 0;
     static final byte ILLEGAL_ARGUMENT = 1;
     static final byte ILLEGAL_STATE = 2;
     static final byte OTHER_FAILURE = 3;
 
-    private byte[] kinds;
     private Verdict[] verdicts;
+    /** Null while every request has a verdict. */
+    private byte[] kinds;
     private String[] messages;
 
     BatchResult() {}
 
     BatchResult(int size) {
-        this.kinds = new byte[size];
         this.verdicts = new Verdict[size];
-        this.messages = new String[size];
     }
 
-    void verdict(int index, Verdict v) {
-        kinds[index] = VERDICT;
-        verdicts[index] = Verdict.of(v.granted(), v.remaining(), v.limit(), v.retryAfterMillis(),
-                v.resetAfterMillis(), v.token());
+    /** The answer of one request that has a verdict. */
+    static BatchResult of(Verdict v) {
+        BatchResult result = new BatchResult(1);
+        result.verdict(0, v);
+        return result;
     }
 
-    void failure(int index, RuntimeException e) {
-        Class<?> type = e.getClass();
-        kinds[index] = type == IllegalArgumentException.class ? ILLEGAL_ARGUMENT
-                : type == IllegalStateException.class ? ILLEGAL_STATE : OTHER_FAILURE;
-        messages[index] = kinds[index] == OTHER_FAILURE ? String.valueOf(e) : e.getMessage();
+    /** The answer of one request whose step failed. */
+    static BatchResult failed(RuntimeException e) {
+        BatchResult result = new BatchResult(1);
+        result.failure(0, e);
+        return result;
+    }
+
+    /**
+     * A step's own rejection of its input, which travels back to the caller inside a result: exactly
+     * {@link IllegalArgumentException} or {@link IllegalStateException}, as the runtime's usage errors are.
+     */
+    static boolean isUsageError(Throwable e) {
+        return e.getClass() == IllegalArgumentException.class || e.getClass() == IllegalStateException.class;
+    }
+
+    @Override
+    public void verdict(int index, Verdict v) {
+        verdicts[index] = v.withoutState();
+    }
+
+    @Override
+    public void failure(int index, RuntimeException e) {
+        byte kind = e.getClass() == IllegalArgumentException.class ? ILLEGAL_ARGUMENT
+                : e.getClass() == IllegalStateException.class ? ILLEGAL_STATE : OTHER_FAILURE;
+        setFailure(index, kind, kind == OTHER_FAILURE ? String.valueOf(e) : e.getMessage());
+    }
+
+    private void setFailure(int index, byte kind, String message) {
+        if (kinds == null) {
+            kinds = new byte[verdicts.length];
+            messages = new String[verdicts.length];
+        }
+        kinds[index] = kind;
+        messages[index] = message;
+        verdicts[index] = null;
     }
 
     int size() {
-        return kinds.length;
+        return verdicts.length;
     }
 
-    /** The verdict of request {@code index}. */
+    private byte kind(int index) {
+        return kinds == null ? VERDICT : kinds[index];
+    }
+
+    /** The verdict of request {@code index}, or {@code null} when it failed. */
     Verdict verdict(int index) {
         return verdicts[index];
     }
 
     /** The failure of request {@code index}, or {@code null} when it has a verdict. */
     RuntimeException failure(int index) {
-        switch (kinds[index]) {
+        switch (kind(index)) {
             case VERDICT: return null;
             case ILLEGAL_ARGUMENT: return new IllegalArgumentException(messages[index]);
             case ILLEGAL_STATE: return new IllegalStateException(messages[index]);
@@ -64,22 +101,17 @@ final class BatchResult implements IdentifiedDataSerializable {
     }
 
     @Override
-    public int getFactoryId() {
-        return SluiceSerializerFactory.factoryId();
-    }
-
-    @Override
     public int getClassId() {
         return SluiceSerializerFactory.BATCH_RESULT;
     }
 
     @Override
-    public void writeData(ObjectDataOutput out) throws IOException {
-        out.writeByte(SluiceSerializerFactory.FORMAT_VERSION);
-        out.writeInt(kinds.length);
-        for (int i = 0; i < kinds.length; i++) {
-            out.writeByte(kinds[i]);
-            if (kinds[i] == VERDICT) {
+    void writeFields(ObjectDataOutput out) throws IOException {
+        out.writeInt(verdicts.length);
+        for (int i = 0; i < verdicts.length; i++) {
+            byte kind = kind(i);
+            out.writeByte(kind);
+            if (kind == VERDICT) {
                 Verdict v = verdicts[i];
                 out.writeBoolean(v.granted());
                 out.writeLong(v.remaining());
@@ -94,22 +126,19 @@ final class BatchResult implements IdentifiedDataSerializable {
     }
 
     @Override
-    public void readData(ObjectDataInput in) throws IOException {
-        SluiceSerializerFactory.checkVersion(in.readByte(), getClass());
+    void readFields(ObjectDataInput in) throws IOException {
         int size = in.readInt();
         if (size < 0 || size > BatchProcessor.MAX_REQUESTS_ON_WIRE) {
             throw new IOException("a batch result of " + size + " requests is out of range");
         }
-        kinds = new byte[size];
         verdicts = new Verdict[size];
-        messages = new String[size];
         for (int i = 0; i < size; i++) {
-            kinds[i] = in.readByte();
-            if (kinds[i] == VERDICT) {
+            byte kind = in.readByte();
+            if (kind == VERDICT) {
                 verdicts[i] = Verdict.of(in.readBoolean(), in.readLong(), in.readLong(), in.readLong(),
                         in.readLong(), in.readLong());
             } else {
-                messages[i] = in.readString();
+                setFailure(i, kind, in.readString());
             }
         }
     }
@@ -117,8 +146,8 @@ final class BatchResult implements IdentifiedDataSerializable {
     @Override
     public String toString() {
         StringBuilder s = new StringBuilder("BatchResult[");
-        for (int i = 0; i < kinds.length; i++) {
-            s.append(i == 0 ? "" : ", ").append(kinds[i] == VERDICT ? verdicts[i] : failure(i));
+        for (int i = 0; i < verdicts.length; i++) {
+            s.append(i == 0 ? "" : ", ").append(kind(i) == VERDICT ? verdicts[i] : failure(i));
         }
         return s.append(']').toString();
     }

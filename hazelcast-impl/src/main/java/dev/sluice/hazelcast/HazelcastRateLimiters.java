@@ -5,6 +5,7 @@ import dev.sluice.limiter.Keys;
 import dev.sluice.limiter.RateLimiters;
 import dev.sluice.limiter.spi.RateLimiterRuntime;
 import java.util.Objects;
+import java.util.concurrent.Executor;
 
 /**
  * Rate limiters whose state lives in a Hazelcast cluster: every decision is one entry processor step on
@@ -14,8 +15,14 @@ import java.util.Objects;
  * decision. Works from a member (embedded) or a client; the members must have Sluice's classes
  * ({@link SluiceHazelcast#configure}).
  *
- * <p>Closing the returned {@link RateLimiters} stops its limiters; it never shuts the Hazelcast
- * instance down.
+ * <p>Hazelcast completes its futures on partition and response threads, which must never block, so each
+ * decision is continued, and the futures the limiters return are completed, on a callback executor: a small
+ * pool of daemon threads (as many as the machine's processors, at least 2) that Sluice creates, or one the
+ * user supplies ({@link #create(HazelcastInstance, String, String, HazelcastCoalescing, Executor)}); never the
+ * common pool.
+ *
+ * <p>Closing the returned {@link RateLimiters} stops its limiters and shuts down the pool Sluice created; it
+ * never shuts the Hazelcast instance down, nor a user's executor.
  */
 public final class HazelcastRateLimiters {
     /** How long {@code create} waits for the members to answer its classpath probe. */
@@ -65,12 +72,45 @@ public final class HazelcastRateLimiters {
      */
     public static RateLimiters create(HazelcastInstance hazelcast, String mapName, String keyPrefix,
             HazelcastCoalescing coalescing) {
+        check(hazelcast, mapName, keyPrefix, coalescing);
+        return create(new HazelcastDecisionStore(hazelcast, mapName, coalescing), keyPrefix);
+    }
+
+    /**
+     * Like {@link #create(HazelcastInstance, String, String, HazelcastCoalescing)}, with every decision
+     * continued, and the returned futures completed, on {@code callbackExecutor} instead of a pool Sluice
+     * creates. Sluice never shuts it down, so it may be shared with other limiters or the application.
+     *
+     * <p>It must run each task on a thread other than the one that submits it (a submitting thread may be
+     * one of Hazelcast's partition threads, which must never block or run user code), and accept tasks
+     * until the limiters are closed: a task it rejects leaves its decision to time out. The common pool is a
+     * poor choice: on a 2-core host it has a single thread.
+     *
+     * @throws IllegalStateException if this instance or a member cannot read Sluice's classes
+     * @throws IllegalArgumentException if {@code keyPrefix} is not a valid name
+     */
+    public static RateLimiters create(HazelcastInstance hazelcast, String mapName, String keyPrefix,
+            HazelcastCoalescing coalescing, Executor callbackExecutor) {
+        check(hazelcast, mapName, keyPrefix, coalescing);
+        Objects.requireNonNull(callbackExecutor, "callbackExecutor");
+        return create(new HazelcastDecisionStore(hazelcast, mapName, coalescing, callbackExecutor), keyPrefix);
+    }
+
+    private static void check(HazelcastInstance hazelcast, String mapName, String keyPrefix,
+            HazelcastCoalescing coalescing) {
         Objects.requireNonNull(hazelcast, "hazelcast");
         Objects.requireNonNull(mapName, "mapName");
         Objects.requireNonNull(coalescing, "coalescing");
         Keys.checkName("keyPrefix", keyPrefix);
-        HazelcastDecisionStore store = new HazelcastDecisionStore(hazelcast, mapName, coalescing);
-        store.checkClasspath(PROBE_TIMEOUT_MILLIS);
+    }
+
+    private static RateLimiters create(HazelcastDecisionStore store, String keyPrefix) {
+        try {
+            store.checkClasspath(PROBE_TIMEOUT_MILLIS);
+        } catch (RuntimeException e) {
+            store.close();
+            throw e;
+        }
         return RateLimiterRuntime.create(store, keyPrefix);
     }
 }

@@ -6,6 +6,7 @@ import com.hazelcast.client.impl.protocol.codec.MapSubmitToKeyCodec;
 import com.hazelcast.client.impl.proxy.ClientMapProxy;
 import com.hazelcast.client.impl.spi.ClientContext;
 import com.hazelcast.client.impl.spi.impl.ClientInvocation;
+import com.hazelcast.core.HazelcastException;
 import com.hazelcast.core.HazelcastInstanceAware;
 import com.hazelcast.internal.serialization.Data;
 import com.hazelcast.internal.serialization.SerializationService;
@@ -14,8 +15,8 @@ import com.hazelcast.map.EntryProcessor;
 import com.hazelcast.map.IMap;
 import com.hazelcast.map.impl.proxy.MapProxyImpl;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
 import java.util.function.Function;
 
 /**
@@ -28,24 +29,36 @@ import java.util.function.Function;
  * can be continued on the completing thread, so this class starts the same invocation as
  * {@code submitToKey} (on a member, the proxy's own {@code executeOnKeyInternal}; on a client, the same
  * {@code MapSubmitToKey} message on the key's partition) and deserializes the answer there. Any other map
- * (a near-cached client proxy, a wrapper) goes through {@code submitToKey} unchanged.
+ * (a near-cached client proxy, a wrapper) goes through {@code submitToKey}, thread and all.
  *
  * <p>The returned future completes on a Hazelcast response or partition thread: continuations must be
- * a few field writes, or hop to another executor.
+ * a few field writes, or hop to another executor. It completes with an answer of the type asked for, or
+ * with the invocation's own failure (unwrapped), or with a {@link HazelcastException} when the owner
+ * answered something else.
  */
 final class KeyCalls {
+    /**
+     * Runs a continuation on the thread that completes a Hazelcast future. Hazelcast's own non-async
+     * {@code whenComplete} does not: its futures run it on {@code ConcurrencyUtil}'s default async
+     * executor, which is the common pool, or, when the common pool's parallelism is 1 (2 cores), a new
+     * thread per continuation (and {@code submitToKey}'s future does so even with no continuation). Every
+     * continuation run this way is a few field writes; callers' code runs on Sluice's callback executor.
+     */
+    static final Executor DIRECT = Runnable::run;
+
     private KeyCalls() {
     }
 
+    /** {@code map.submitToKey(key, processor)}, answered with a {@code type}. */
     static <R> CompletableFuture<R> submitToKey(IMap<String, long[]> map, String key,
-                                                EntryProcessor<String, long[], R> processor) {
+                                                EntryProcessor<String, long[], ? extends R> processor, Class<R> type) {
         if (map instanceof MapProxyImpl<String, long[]> member) {
             if (processor instanceof HazelcastInstanceAware aware) {
                 // as submitToKey does; a local run uses this very instance, a remote one is re-initialized
                 aware.setHazelcastInstance(member.getNodeEngine().getHazelcastInstance());
             }
             SerializationService serialization = member.getNodeEngine().getSerializationService();
-            return continued(member.executeOnKeyInternal(key, processor), serialization::toObject);
+            return continued(member.executeOnKeyInternal(key, processor), serialization::toObject, type);
         }
         if (map.getClass() == ClientMapProxy.class) {
             ClientMapProxy<String, long[]> proxy = (ClientMapProxy<String, long[]>) map;
@@ -57,28 +70,31 @@ final class KeyCalls {
             int partition = context.getPartitionService().getPartitionId(keyData);
             HazelcastClientInstance client = (HazelcastClientInstance) context.getHazelcastInstance();
             return continued(new ClientInvocation(client, request, proxy.getName(), partition).invoke(),
-                    response -> serialization.toObject(MapSubmitToKeyCodec.decodeResponse((ClientMessage) response)));
+                    response -> serialization.toObject(MapSubmitToKeyCodec.decodeResponse((ClientMessage) response)),
+                    type);
         }
-        return map.submitToKey(key, processor).toCompletableFuture();
+        return continued(map.submitToKey(key, processor), Function.identity(), type);
     }
 
-    private static <R> CompletableFuture<R> continued(CompletionStage<?> invocation,
-                                                      Function<Object, Object> decode) {
+    private static <R> CompletableFuture<R> continued(CompletionStage<?> invocation, Function<Object, Object> decode,
+                                                      Class<R> type) {
         CompletableFuture<R> result = new CompletableFuture<>();
         invocation.whenCompleteAsync((response, failure) -> {
             if (failure != null) {
-                result.completeExceptionally(failure instanceof CompletionException && failure.getCause() != null
-                        ? failure.getCause() : failure);
+                result.completeExceptionally(Failures.unwrap(failure));
                 return;
             }
             try {
-                @SuppressWarnings("unchecked")
-                R value = (R) decode.apply(response);
-                result.complete(value);
+                Object answer = decode.apply(response);
+                if (!type.isInstance(answer)) {
+                    throw new HazelcastException("unexpected answer from the partition owner: " + answer
+                            + " instead of a " + type.getSimpleName());
+                }
+                result.complete(type.cast(answer));
             } catch (RuntimeException e) {
                 result.completeExceptionally(e);
             }
-        }, HazelcastDecisionStore.DIRECT);
+        }, DIRECT);
         return result;
     }
 }

@@ -4,20 +4,17 @@ import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.core.HazelcastInstanceAware;
 import com.hazelcast.core.ReadOnly;
 import com.hazelcast.map.EntryProcessor;
-import com.hazelcast.nio.ObjectDataInput;
-import com.hazelcast.nio.ObjectDataOutput;
-import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
-import java.io.IOException;
+import dev.sluice.limiter.algorithm.Verdict;
 import java.util.Map;
 
 /**
  * Run once per member when limiters are created: proves that the member can deserialize Sluice's
- * processors and that the caller can read a Sluice verdict. Reads nothing, writes nothing, answers a
+ * processors and that the caller can read a Sluice answer. Reads nothing, writes nothing, answers one
  * verdict whose limit is the member's {@link SluiceSerializerFactory#FORMAT_VERSION} and whose remaining
  * permits are the member's time.
  */
-final class ProbeProcessor implements EntryProcessor<String, long[], WireVerdict>, ReadOnly,
-        IdentifiedDataSerializable, HazelcastInstanceAware {
+final class ProbeProcessor extends WireObject implements EntryProcessor<String, long[], BatchResult>, ReadOnly,
+        HazelcastInstanceAware {
     private transient HazelcastInstance instance;
 
     ProbeProcessor() {}
@@ -28,33 +25,18 @@ final class ProbeProcessor implements EntryProcessor<String, long[], WireVerdict
     }
 
     @Override
-    public WireVerdict process(Map.Entry<String, long[]> entry) {
-        return new WireVerdict(dev.sluice.limiter.algorithm.Verdict.of(true, StepProcessor.now(instance),
-                SluiceSerializerFactory.FORMAT_VERSION, -1, 0, 0));
+    public BatchResult process(Map.Entry<String, long[]> entry) {
+        return BatchResult.of(Verdict.of(true, StepProcessor.now(instance), SluiceSerializerFactory.FORMAT_VERSION, -1,
+                0, 0));
     }
 
     @Override
-    public EntryProcessor<String, long[], WireVerdict> getBackupProcessor() {
+    public EntryProcessor<String, long[], BatchResult> getBackupProcessor() {
         return null;
-    }
-
-    @Override
-    public int getFactoryId() {
-        return SluiceSerializerFactory.factoryId();
     }
 
     @Override
     public int getClassId() {
         return SluiceSerializerFactory.PROBE;
-    }
-
-    @Override
-    public void writeData(ObjectDataOutput out) throws IOException {
-        out.writeByte(SluiceSerializerFactory.FORMAT_VERSION);
-    }
-
-    @Override
-    public void readData(ObjectDataInput in) throws IOException {
-        SluiceSerializerFactory.checkVersion(in.readByte(), getClass());
     }
 }

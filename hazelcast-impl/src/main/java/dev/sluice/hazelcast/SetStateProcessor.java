@@ -4,7 +4,7 @@ import com.hazelcast.map.EntryProcessor;
 import com.hazelcast.map.ExtendedMapEntry;
 import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
-import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
+import dev.sluice.limiter.algorithm.Outcome;
 import java.io.IOException;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -14,9 +14,12 @@ import java.util.concurrent.TimeUnit;
  * the exact state and time-to-live the primary computed and never runs the step again. A {@code null}
  * state removes the entry. Answers {@code null}.
  *
+ * <p>Also the one place a Sluice entry is written: {@link #apply} applies a step's {@link Outcome} on the
+ * primary, {@link #write} stores a state (or removes the entry) on the primary and on every backup.
+ *
  * @param <R> the result type the primary processor declares
  */
-final class SetStateProcessor<R> implements EntryProcessor<String, long[], R>, IdentifiedDataSerializable {
+final class SetStateProcessor<R> extends WireObject implements EntryProcessor<String, long[], R> {
     private long[] state;
     private long ttlMillis;
 
@@ -39,6 +42,21 @@ final class SetStateProcessor<R> implements EntryProcessor<String, long[], R>, I
     public R process(Map.Entry<String, long[]> entry) {
         write(entry, state, ttlMillis);
         return null;
+    }
+
+    /**
+     * Applies a step's outcome to the entry: {@link Outcome.Action#WRITE} stores the new state with its TTL
+     * ({@link #write}), {@link Outcome.Action#REMOVE} removes the entry, {@link Outcome.Action#KEEP} leaves
+     * it untouched.
+     *
+     * @return whether the entry changed (and so whether a backup must copy it)
+     */
+    static boolean apply(Map.Entry<String, long[]> entry, Outcome outcome) {
+        if (!outcome.changes()) {
+            return false;
+        }
+        write(entry, outcome.state(), outcome.ttlMillis()); // a removal's state is null
+        return true;
     }
 
     /**
@@ -80,25 +98,18 @@ final class SetStateProcessor<R> implements EntryProcessor<String, long[], R>, I
     }
 
     @Override
-    public int getFactoryId() {
-        return SluiceSerializerFactory.factoryId();
-    }
-
-    @Override
     public int getClassId() {
         return SluiceSerializerFactory.SET_STATE;
     }
 
     @Override
-    public void writeData(ObjectDataOutput out) throws IOException {
-        out.writeByte(SluiceSerializerFactory.FORMAT_VERSION);
+    void writeFields(ObjectDataOutput out) throws IOException {
         out.writeLongArray(state);
         out.writeLong(ttlMillis);
     }
 
     @Override
-    public void readData(ObjectDataInput in) throws IOException {
-        SluiceSerializerFactory.checkVersion(in.readByte(), getClass());
+    void readFields(ObjectDataInput in) throws IOException {
         state = in.readLongArray();
         ttlMillis = in.readLong();
     }

@@ -4,15 +4,11 @@ import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.core.HazelcastInstanceAware;
 import com.hazelcast.internal.util.Clock;
 import com.hazelcast.logging.Logger;
-import com.hazelcast.nio.ObjectDataInput;
-import com.hazelcast.nio.ObjectDataOutput;
-import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
 import com.hazelcast.spi.impl.merge.MapMergingEntryImpl;
 import com.hazelcast.spi.merge.MergingValue;
 import com.hazelcast.spi.merge.SplitBrainMergePolicy;
 import dev.sluice.limiter.algorithm.Algorithms;
 import dev.sluice.limiter.algorithm.StateMerge;
-import java.io.IOException;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -44,9 +40,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <p>{@link SluiceHazelcast#configure(com.hazelcast.config.Config)} sets this policy on Sluice's maps.
  * It needs only the values, so the maps need no per-entry statistics.
  */
-public final class SluiceMergePolicy
-        implements SplitBrainMergePolicy<Object, MergingValue<Object>, Object>, IdentifiedDataSerializable,
-        HazelcastInstanceAware {
+public final class SluiceMergePolicy extends WireObject
+        implements SplitBrainMergePolicy<Object, MergingValue<Object>, Object>, HazelcastInstanceAware {
     private static final AtomicBoolean WARNED = new AtomicBoolean();
 
     /** Injected by Hazelcast before each merge; the state's times are this member's cluster time. */
@@ -122,22 +117,7 @@ public final class SluiceMergePolicy
     }
 
     @Override
-    public int getFactoryId() {
-        return SluiceSerializerFactory.factoryId();
-    }
-
-    @Override
     public int getClassId() {
         return SluiceSerializerFactory.MERGE_POLICY;
-    }
-
-    @Override
-    public void writeData(ObjectDataOutput out) throws IOException {
-        out.writeByte(SluiceSerializerFactory.FORMAT_VERSION);
-    }
-
-    @Override
-    public void readData(ObjectDataInput in) throws IOException {
-        SluiceSerializerFactory.checkVersion(in.readByte(), getClass());
     }
 }

@@ -6,7 +6,7 @@ import java.io.IOException;
 
 /**
  * The one {@link DataSerializableFactory} for every Sluice class that crosses the wire: processors, the
- * backup processor, the verdict and the merge policy. State itself is a plain {@code long[]}, which
+ * backup processors, the answer and the merge policy. State itself is a plain {@code long[]}, which
  * Hazelcast serializes natively.
  *
  * <p>The factory id is {@value #DEFAULT_FACTORY_ID} unless the system property
@@ -30,12 +30,16 @@ public final class SluiceSerializerFactory implements DataSerializableFactory {
     public static final int DEFAULT_FACTORY_ID = 0x51CE;
     /** System property that overrides the factory id (an int), for clusters where the default is taken. */
     public static final String FACTORY_ID_PROPERTY = "sluice.hazelcast.factoryId";
-    /** Version of the wire format, written first by every wire class. */
-    static final byte FORMAT_VERSION = 1;
+    /**
+     * Version of the wire format, written first by every wire class. 2: a step carries its request's words
+     * and answers a {@link BatchResult}, which carries a step's usage error.
+     */
+    static final byte FORMAT_VERSION = 2;
 
     static final int STEP = 1;
     static final int SET_STATE = 2;
-    static final int VERDICT = 3;
+    /** Retired: the verdict of format 1 (a step's answer is a {@link BatchResult} since format 2). */
+    static final int RETIRED_VERDICT = 3;
     static final int PROBE = 4;
     static final int MERGE_POLICY = 5;
     static final int BATCH = 6;
@@ -57,7 +61,6 @@ public final class SluiceSerializerFactory implements DataSerializableFactory {
         switch (classId) {
             case STEP: return new StepProcessor();
             case SET_STATE: return new SetStateProcessor<>();
-            case VERDICT: return new WireVerdict();
             case PROBE: return new ProbeProcessor();
             case MERGE_POLICY: return new SluiceMergePolicy();
             case BATCH: return new BatchProcessor();

@@ -5,20 +5,19 @@ import com.hazelcast.core.HazelcastInstanceAware;
 import com.hazelcast.map.EntryProcessor;
 import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
-import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
 import dev.sluice.limiter.LimitSpec;
-import dev.sluice.limiter.algorithm.Algorithms;
-import dev.sluice.limiter.algorithm.Op;
-import dev.sluice.limiter.algorithm.SpecCodec;
+import dev.sluice.limiter.algorithm.Outcome;
+import dev.sluice.limiter.algorithm.RequestCodec;
+import dev.sluice.limiter.algorithm.StepRunner;
 import dev.sluice.limiter.spi.StepRequest;
-import dev.sluice.limiter.algorithm.Verdict;
 import java.io.IOException;
 import java.time.InstantSource;
 import java.util.Map;
 
 /**
- * One decision, run on the key's partition owner: read the state, run the pure step at the owner's
- * time, write the new state with its TTL (or remove it), answer with a {@link WireVerdict}.
+ * One decision, run on the key's partition owner: a shell around the request's words ({@link RequestCodec})
+ * and {@link StepRunner}. It reads the entry once, runs the step at the owner's time, applies the
+ * {@link Outcome} ({@link SetStateProcessor#apply}) and answers a {@link BatchResult} of one request.
  *
  * <p>A new instance per call: Hazelcast runs the caller's own instance when the caller owns the key, and
  * {@link #getBackupProcessor()} reads what {@link #process} left in this instance (Hazelcast calls it
@@ -26,48 +25,36 @@ import java.util.Map;
  * primary computed, so a backup never decides again with another clock; when the step changed nothing
  * (a refusal, a probe) there is no backup processor, so the decision costs no backup round trip.
  *
+ * <p>A step's usage error (exactly {@link IllegalArgumentException} or {@link IllegalStateException}: the
+ * key holds another algorithm's state, an invalid spec) is answered inside the result, not thrown: the
+ * caller rethrows it with the same type and message, and the member does not log, once per request, a
+ * warning for what the caller already gets. Anything else a step throws is Hazelcast's to report.
+ *
  * <p>Time: the clock in the member's user context under {@link SluiceHazelcast#CLOCK_KEY} if there is
  * one (tests), else the member's cluster time, read once. The step itself never lets time run backwards
  * for a key ({@code max(now, state's last time)}), which absorbs the small steps back that cluster time
  * takes on heartbeats or after a migration to a member whose clock lags.
  *
  * <p>The stored {@code long[]} is never changed in place: with the {@code OBJECT} in-memory format this
- * processor is handed the live stored instance, and the step always builds a new array.
- *
- * <p>The spec travels as its algorithm id and up to three parameters and is rebuilt (and so validated
- * again) on the member.
+ * processor is handed the live stored instance, and the step always builds a new array. The request's
+ * spec is rebuilt (and so validated again) on the member.
  */
-final class StepProcessor implements EntryProcessor<String, long[], WireVerdict>, IdentifiedDataSerializable,
+final class StepProcessor extends WireObject implements EntryProcessor<String, long[], BatchResult>,
         HazelcastInstanceAware {
-    private int algorithm;
-    private long p1;
-    private long p2;
-    private long p3;
-    private int op;
-    private long permits;
-    private long leaseId;
+    private long[] request;
 
     private transient HazelcastInstance instance;
-    private transient boolean changed;
-    private transient long[] newState;
-    private transient long ttlMillis;
+    private transient Outcome outcome;
 
     StepProcessor() {}
 
     StepProcessor(StepRequest request) {
-        long[] spec = SpecCodec.encode(request.spec());
-        this.algorithm = (int) spec[0];
-        this.p1 = spec[1];
-        this.p2 = spec[2];
-        this.p3 = spec[3];
-        this.op = request.op().id();
-        this.permits = request.permits();
-        this.leaseId = request.leaseId();
+        this.request = RequestCodec.encode(request.spec(), request.op(), request.permits(), request.leaseId());
     }
 
     /** The spec this processor carries, rebuilt (and validated) from its wire form. */
     LimitSpec spec() {
-        return SpecCodec.decode(algorithm, p1, p2, p3);
+        return RequestCodec.spec(request, 0);
     }
 
     @Override
@@ -76,16 +63,18 @@ final class StepProcessor implements EntryProcessor<String, long[], WireVerdict>
     }
 
     @Override
-    public WireVerdict process(Map.Entry<String, long[]> entry) {
+    public BatchResult process(Map.Entry<String, long[]> entry) {
         long[] state = entry.getValue(); // read once: in BINARY format every read is a new copy
-        Verdict v = Algorithms.step(spec(), state, now(instance), Op.ofId(op), permits, leaseId);
-        if (v.stateChanged(state)) {
-            changed = true;
-            newState = v.state();
-            ttlMillis = v.ttlMillis();
-            SetStateProcessor.write(entry, newState, ttlMillis);
+        try {
+            outcome = StepRunner.run(request, 0, state, now(instance));
+        } catch (RuntimeException e) {
+            if (!BatchResult.isUsageError(e)) {
+                throw e;
+            }
+            return BatchResult.failed(e);
         }
-        return new WireVerdict(v);
+        SetStateProcessor.apply(entry, outcome);
+        return BatchResult.of(outcome.verdict());
     }
 
     /** Time on this member: an injected {@link InstantSource} (tests) or the cluster time. */
@@ -100,15 +89,11 @@ final class StepProcessor implements EntryProcessor<String, long[], WireVerdict>
         return instance.getCluster().getClusterTime();
     }
 
-    /** A copy of the state {@link #process} wrote, or {@code null} when it wrote nothing. */
+    /** A copy of the state {@link #process} wrote (or removed), or {@code null} when it changed nothing. */
     @Override
-    public EntryProcessor<String, long[], WireVerdict> getBackupProcessor() {
-        return changed ? new SetStateProcessor<>(newState, ttlMillis) : null;
-    }
-
-    @Override
-    public int getFactoryId() {
-        return SluiceSerializerFactory.factoryId();
+    public EntryProcessor<String, long[], BatchResult> getBackupProcessor() {
+        return outcome != null && outcome.changes() ? new SetStateProcessor<>(outcome.state(), outcome.ttlMillis())
+                : null;
     }
 
     @Override
@@ -117,31 +102,22 @@ final class StepProcessor implements EntryProcessor<String, long[], WireVerdict>
     }
 
     @Override
-    public void writeData(ObjectDataOutput out) throws IOException {
-        out.writeByte(SluiceSerializerFactory.FORMAT_VERSION);
-        out.writeByte(algorithm);
-        out.writeLong(p1);
-        out.writeLong(p2);
-        out.writeLong(p3);
-        out.writeByte(op);
-        out.writeLong(permits);
-        out.writeLong(leaseId);
+    void writeFields(ObjectDataOutput out) throws IOException {
+        out.writeLongArray(request);
     }
 
     @Override
-    public void readData(ObjectDataInput in) throws IOException {
-        SluiceSerializerFactory.checkVersion(in.readByte(), getClass());
-        algorithm = in.readByte();
-        p1 = in.readLong();
-        p2 = in.readLong();
-        p3 = in.readLong();
-        op = in.readByte();
-        permits = in.readLong();
-        leaseId = in.readLong();
+    void readFields(ObjectDataInput in) throws IOException {
+        request = in.readLongArray();
+        if (request == null || request.length != RequestCodec.WORDS) {
+            throw new IOException("a step request of " + (request == null ? "no" : request.length) + " words, not "
+                    + RequestCodec.WORDS);
+        }
     }
 
     @Override
     public String toString() {
-        return "StepProcessor[" + spec() + ", op=" + Op.ofId(op) + ", permits=" + permits + "]";
+        return "StepProcessor[" + spec() + ", op=" + RequestCodec.op(request, 0) + ", permits="
+                + RequestCodec.permits(request, 0) + "]";
     }
 }

@@ -122,7 +122,7 @@ final class HazelcastCoalescingBoundsTest {
             for (int i = 0; i < 3; i++) {
                 assertEquals(98 - i, queued.get(i).get(10, TimeUnit.SECONDS).remaining(), "in arrival order");
             }
-            assertEquals(2, store.coalescer().hops.sum(), "the three queued went as one hop");
+            assertEquals(2, store.sender().hops.sum(), "the three queued went as one hop");
         } finally {
             CLOCK.release.countDown();
             store.close();
@@ -144,7 +144,7 @@ final class HazelcastCoalescingBoundsTest {
             CLOCK.release.countDown();
             assertEquals(99, inFlight.get(10, TimeUnit.SECONDS).remaining());
             assertEquals(98, kept.get(10, TimeUnit.SECONDS).remaining(), "the two abandoned requests took nothing");
-            assertEquals(2, store.coalescer().dropped.sum());
+            assertEquals(2, store.sender().dropped.sum());
             Verdict probe = store.execute(new StepRequest(key, SPEC, Op.ACQUIRE, 0, 0, Durability.REPLICATED),
                     TimeUnit.SECONDS.toNanos(10));
             assertEquals(98, probe.remaining());
@@ -186,11 +186,11 @@ final class HazelcastCoalescingBoundsTest {
                 Lease lease = f.get(10, TimeUnit.SECONDS);
                 assertTrue(lease.isDegraded() && !lease.isAcquired(), "a degraded refusal after 100 ms: " + lease);
             }
-            assertEquals(9, store.coalescer().queued(), "all nine still wait behind the busy hop");
+            assertEquals(9, store.sender().queued(), "all nine still wait behind the busy hop");
             CLOCK.release.countDown();
             assertEquals(9, inFlight.get(10, TimeUnit.SECONDS).remaining());
             assertEquals(9, patient.tryAcquire(0).remaining(), "only the decision in flight took a permit");
-            assertEquals(9, store.coalescer().dropped.sum(), "the nine that gave up were never sent");
+            assertEquals(9, store.sender().dropped.sum(), "the nine that gave up were never sent");
             cancelled.forEach(f -> assertTrue(f.isCancelled()));
         } finally {
             CLOCK.release.countDown();
@@ -218,18 +218,18 @@ final class HazelcastCoalescingBoundsTest {
             assertEquals(99, store.submit(acquire(other)).get(10, TimeUnit.SECONDS).remaining(),
                     "another partition's decision is not held back");
             CompletableFuture<Verdict> early = store.submit(acquire(sibling)); // queued behind the stalled hop
-            assertEquals(1, store.coalescer().queued());
+            assertEquals(1, store.sender().queued());
             Thread.sleep(100);
             CompletableFuture<Verdict> late = store.submit(acquire(sibling)); // the stall is noticed: both go
-            assertEquals(0, store.coalescer().queued(), "sent as an extra hop after stallMillis");
-            assertEquals(1, store.coalescer().stalls.sum());
+            assertEquals(0, store.sender().queued(), "sent as an extra hop after stallMillis");
+            assertEquals(1, store.sender().stalls.sum());
             CLOCK.release.countDown();
             assertEquals(99, stalled.get(10, TimeUnit.SECONDS).remaining());
             assertEquals(99, early.get(10, TimeUnit.SECONDS).remaining());
             assertEquals(98, late.get(10, TimeUnit.SECONDS).remaining(), "in arrival order");
             // Every hop came back: the lane is idle again, a lone decision goes at once.
             assertEquals(97, store.submit(acquire(sibling)).get(10, TimeUnit.SECONDS).remaining());
-            assertEquals(0, store.coalescer().queued());
+            assertEquals(0, store.sender().queued());
         } finally {
             CLOCK.release.countDown();
             store.close();

@@ -116,7 +116,7 @@ final class HazelcastCoalescingStallTest {
                 assertEquals(1, remainingSeen[r].get(), spec + ": grants that saw " + r + " left");
             }
             assertEquals(0, limiter.tryAcquire(0).remaining());
-            assertTrue(store.coalescer().stalls.sum() > 0, "extra hops were in flight at once");
+            assertTrue(store.sender().stalls.sum() > 0, "extra hops were in flight at once");
         }
     }
 

@@ -125,8 +125,8 @@ final class HazelcastCoalescingTest {
             RateLimiter limiter = limiters.limiter("hot-" + UUID.randomUUID(),
                     LimitSpec.slidingLog(100, Duration.ofHours(1)), PATIENT);
             assertEquals(100, hammer(List.of(limiter), 5_000)[0]);
-            long hops = store.coalescer().hops.sum();
-            long decisions = store.coalescer().decisions.sum();
+            long hops = store.sender().hops.sum();
+            long decisions = store.sender().decisions.sum();
             assertEquals(5_000, decisions);
             assertTrue(hops < decisions / 2, "32 threads on one key share hops: " + hops + " hops for " + decisions);
         }
@@ -161,8 +161,8 @@ final class HazelcastCoalescingTest {
                 assertEquals(3 - granted[i], keys.get(i).tryAcquire(0).remaining(), "key " + i);
             }
             assertTrue(total > 1_000, "granted " + total);
-            assertTrue(store.coalescer().hops.sum() < store.coalescer().decisions.sum(),
-                    store.coalescer().hops.sum() + " hops for " + store.coalescer().decisions.sum());
+            assertTrue(store.sender().hops.sum() < store.sender().decisions.sum(),
+                    store.sender().hops.sum() + " hops for " + store.sender().decisions.sum());
         }
     }
 
@@ -176,12 +176,19 @@ final class HazelcastCoalescingTest {
         manyKeysExact(client);
     }
 
+    /** Coalescing off is a batch of one: under 32 threads on one key every decision is its own hop, none queued. */
     @Test
-    void disabled_oneHopPerDecision_noCoalescer() {
+    void disabled_oneHopPerDecision_nothingQueued() throws Exception {
         HazelcastDecisionStore store = new HazelcastDecisionStore(members.get(0), SluiceHazelcast.DEFAULT_MAP_NAME,
                 HazelcastCoalescing.disabled());
-        assertEquals(null, store.coalescer());
-        store.close();
+        try (RateLimiters limiters = RateLimiterRuntime.create(store, "sluice")) {
+            RateLimiter limiter = limiters.limiter("off-" + UUID.randomUUID(),
+                    LimitSpec.slidingLog(100, Duration.ofHours(1)), PATIENT);
+            assertEquals(100, hammer(List.of(limiter), 1_000)[0]);
+            assertEquals(1_000, store.sender().decisions.sum());
+            assertEquals(1_000, store.sender().hops.sum(), "one hop per decision");
+            assertEquals(0, store.sender().multiKeyHops.sum() + store.sender().stalls.sum() + store.sender().queued());
+        }
     }
 
     /**
@@ -218,8 +225,8 @@ final class HazelcastCoalescingTest {
                     }
                 }
                 hammer(keys, 3_000);
-                assertTrue(store.coalescer().hops.sum() < store.coalescer().decisions.sum());
-                assertTrue(store.coalescer().multiKeyHops.sum() > 0, "multi-key hops (with their backups) ran");
+                assertTrue(store.sender().hops.sum() < store.sender().decisions.sum());
+                assertTrue(store.sender().multiKeyHops.sum() > 0, "multi-key hops (with their backups) ran");
             }
             IMap<String, long[]> map = a.getMap(SluiceHazelcast.DEFAULT_MAP_NAME);
             Map<String, long[]> before = new HashMap<>();

@@ -28,12 +28,12 @@ final class HazelcastProcessorTest {
     void process_grant_writesStateWithTtlAndBackupCopiesIt() {
         TestEntry entry = new TestEntry("k", null);
         StepProcessor step = acquire(ONE_PER_HOUR, 1);
-        assertTrue(step.process(entry).toVerdict().granted());
+        assertTrue(step.process(entry).verdict(0).granted());
         assertNotNull(entry.value);
         // The state's hour plus the slack that keeps the entry alive past Hazelcast's whole-second expiry.
         assertEquals(3_600_000 + SetStateProcessor.EXPIRY_SLACK_MILLIS, entry.ttlMillis);
 
-        EntryProcessor<String, long[], WireVerdict> backup = step.getBackupProcessor();
+        EntryProcessor<String, long[], BatchResult> backup = step.getBackupProcessor();
         assertTrue(backup instanceof SetStateProcessor);
         TestEntry replica = new TestEntry("k", null);
         backup.process(replica);
@@ -50,7 +50,7 @@ final class HazelcastProcessorTest {
         int writes = entry.writes;
 
         StepProcessor refused = acquire(ONE_PER_HOUR, 1);
-        assertFalse(refused.process(entry).toVerdict().granted());
+        assertFalse(refused.process(entry).verdict(0).granted());
         assertNull(refused.getBackupProcessor());
         assertSame(stored, entry.value);
         assertEquals(writes, entry.writes);
@@ -60,7 +60,7 @@ final class HazelcastProcessorTest {
     void process_probe_hasNoBackup() {
         TestEntry entry = new TestEntry("k", null);
         StepProcessor probe = acquire(ONE_PER_HOUR, 0);
-        assertTrue(probe.process(entry).toVerdict().granted());
+        assertTrue(probe.process(entry).verdict(0).granted());
         assertNull(probe.getBackupProcessor());
         assertNull(entry.value);
         assertEquals(0, entry.writes);
@@ -71,15 +71,15 @@ final class HazelcastProcessorTest {
     void process_releaseOfLastLease_backupCopiesTheEmptiedState() {
         LimitSpec spec = LimitSpec.concurrency(2, Duration.ofMinutes(1));
         TestEntry entry = new TestEntry("k", null);
-        long token = acquire(spec, 1).process(entry).toVerdict().token();
+        long token = acquire(spec, 1).process(entry).verdict(0).token();
         TestEntry replica = new TestEntry("k", entry.value);
 
         StepProcessor release = new StepProcessor(
                 new StepRequest("k", spec, Op.RELEASE, 0, token, Durability.REPLICATED));
-        assertTrue(release.process(entry).toVerdict().granted());
+        assertTrue(release.process(entry).verdict(0).granted());
         release.getBackupProcessor().process(replica);
         assertArrayEquals(entry.value, replica.value);
-        assertTrue(acquire(spec, 2).process(entry).toVerdict().token() > token, "the next token still increases");
+        assertTrue(acquire(spec, 2).process(entry).verdict(0).token() > token, "the next token still increases");
     }
 
     /**
@@ -91,9 +91,9 @@ final class HazelcastProcessorTest {
         LimitSpec spec = LimitSpec.concurrency(1, Duration.ofMinutes(1));
         StepRequest request = new StepRequest("k", spec, Op.ACQUIRE, 1, 0x7E57_0000_0001L, Durability.REPLICATED);
         TestEntry entry = new TestEntry("k", null);
-        long token = new StepProcessor(request).process(entry).toVerdict().token();
+        long token = new StepProcessor(request).process(entry).verdict(0).token();
         StepProcessor again = new StepProcessor(request);
-        var retried = again.process(entry).toVerdict();
+        var retried = again.process(entry).verdict(0);
         assertTrue(retried.granted());
         assertEquals(token, retried.token());
         assertEquals(1, entry.writes);

@@ -56,7 +56,7 @@ final class HazelcastSerializationTest {
     @Test
     void verdict_roundTrips() {
         Verdict verdict = Verdict.of(false, 3, 10, 250, 900, 77);
-        assertEquals(verdict, roundTrip(new WireVerdict(verdict)).toVerdict());
+        assertEquals(verdict, roundTrip(BatchResult.of(verdict)).verdict(0));
     }
 
     @Test
@@ -73,7 +73,7 @@ final class HazelcastSerializationTest {
 
     @Test
     void withoutFactory_readingFailsInsteadOfMisreading() {
-        Data data = WITH_FACTORY.toData(new WireVerdict(Verdict.of(true, 1, 2, -1, 0, 0)));
+        Data data = WITH_FACTORY.toData(BatchResult.of(Verdict.of(true, 1, 2, -1, 0, 0)));
         HazelcastSerializationException e = assertThrows(HazelcastSerializationException.class,
                 () -> WITHOUT_FACTORY.toObject(data));
         assertTrue(e.getMessage().contains(Integer.toString(SluiceSerializerFactory.factoryId())), e.getMessage());
@@ -81,7 +81,7 @@ final class HazelcastSerializationTest {
 
     @Test
     void unknownFormatVersion_failsNamingTheVersion() {
-        byte[] bytes = WITH_FACTORY.toData(new WireVerdict(Verdict.of(true, 1, 2, -1, 0, 0))).toByteArray();
+        byte[] bytes = WITH_FACTORY.toData(BatchResult.of(Verdict.of(true, 1, 2, -1, 0, 0))).toByteArray();
         // Data layout: partition hash (4), type id (4), then the IDS header (flag, factory id, class id), then fields.
         int versionAt = 8 + 1 + 4 + 4;
         assertEquals(SluiceSerializerFactory.FORMAT_VERSION, bytes[versionAt]);
