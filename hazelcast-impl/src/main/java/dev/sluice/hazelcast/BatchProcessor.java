@@ -7,6 +7,7 @@ import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
 import dev.sluice.limiter.algorithm.Outcome;
 import dev.sluice.limiter.algorithm.RequestCodec;
+import dev.sluice.limiter.algorithm.SpecCodec;
 import dev.sluice.limiter.algorithm.StepRunner;
 import dev.sluice.limiter.spi.StepRequest;
 import java.io.IOException;
@@ -53,6 +54,9 @@ final class BatchProcessor extends WireObject implements EntryProcessor<String, 
         HazelcastInstanceAware {
     /** A reader refuses more requests than this in one batch or result (a corrupt or hostile length). */
     static final int MAX_REQUESTS_ON_WIRE = 1 << 16;
+    /** A reader refuses a request longer than this: the words of a composite of the most components. */
+    static final int MAX_WORDS_PER_REQUEST = RequestCodec.FIXED_WORDS + 2
+            + SpecCodec.WORDS * dev.sluice.limiter.LimitSpec.AllOf.MAX_COMPONENTS;
 
     /** Per key, its requests' words in arrival order. Never changed after construction or reading. */
     private Map<String, long[]> requests;
@@ -76,12 +80,11 @@ final class BatchProcessor extends WireObject implements EntryProcessor<String, 
     BatchProcessor(Map<String, List<StepRequest>> requests) {
         this.requests = new LinkedHashMap<>();
         requests.forEach((key, list) -> {
-            long[] words = new long[list.size() * RequestCodec.WORDS];
-            for (int i = 0; i < list.size(); i++) {
-                StepRequest r = list.get(i);
-                RequestCodec.encode(r.spec(), r.op(), r.permits(), r.leaseId(), words, i * RequestCodec.WORDS);
+            List<long[]> encoded = new ArrayList<>(list.size());
+            for (StepRequest r : list) {
+                encoded.add(RequestCodec.encode(r.spec(), r.op(), r.permits(), r.leaseId()));
             }
-            this.requests.put(key, words);
+            this.requests.put(key, RequestCodec.concat(encoded));
         });
     }
 
@@ -171,9 +174,15 @@ final class BatchProcessor extends WireObject implements EntryProcessor<String, 
         for (int i = 0; i < keys; i++) {
             String key = in.readString();
             long[] words = in.readLongArray();
-            if (words == null || words.length == 0 || words.length % RequestCodec.WORDS != 0
-                    || words.length / RequestCodec.WORDS > MAX_REQUESTS_ON_WIRE) {
+            if (words == null || words.length == 0 || words.length > MAX_REQUESTS_ON_WIRE * MAX_WORDS_PER_REQUEST) {
                 throw new IOException("malformed requests for key " + key + " in a batch");
+            }
+            try {
+                if (RequestCodec.count(words) > MAX_REQUESTS_ON_WIRE) {
+                    throw new IOException("too many requests for key " + key + " in a batch");
+                }
+            } catch (IllegalArgumentException e) {
+                throw new IOException("malformed requests for key " + key + " in a batch: " + e.getMessage(), e);
             }
             requests.put(key, words);
         }

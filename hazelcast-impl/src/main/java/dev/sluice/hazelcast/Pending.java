@@ -1,6 +1,7 @@
 package dev.sluice.hazelcast;
 
 import dev.sluice.limiter.algorithm.RequestCodec;
+import dev.sluice.limiter.algorithm.SpecCodec;
 import dev.sluice.limiter.algorithm.Verdict;
 import dev.sluice.limiter.spi.StepRequest;
 import java.util.concurrent.CompletableFuture;
@@ -12,8 +13,8 @@ import java.util.concurrent.CompletableFuture;
  * cancelled by a caller that gave up, which drops it if it is still queued.
  */
 final class Pending extends CompletableFuture<Verdict> {
-    /** Rough wire size of one request besides its key: its words and framing. */
-    static final int REQUEST_BYTES = RequestCodec.WORDS * 8 + 16;
+    /** Rough wire size of a one-spec request besides its key: its words and framing (a composite's is more). */
+    static final int REQUEST_BYTES = (RequestCodec.FIXED_WORDS + SpecCodec.WORDS) * 8 + 16;
 
     final StepRequest request;
     /** When the caller stops waiting: a {@link System#nanoTime()} reading, or {@link Long#MAX_VALUE}. */

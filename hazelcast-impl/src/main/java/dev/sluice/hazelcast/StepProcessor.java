@@ -54,7 +54,7 @@ final class StepProcessor extends WireObject implements EntryProcessor<String, l
 
     /** The spec this processor carries, rebuilt (and validated) from its wire form. */
     LimitSpec spec() {
-        return RequestCodec.spec(request, 0);
+        return RequestCodec.specAt(request, 0);
     }
 
     @Override
@@ -109,15 +109,21 @@ final class StepProcessor extends WireObject implements EntryProcessor<String, l
     @Override
     void readFields(ObjectDataInput in) throws IOException {
         request = in.readLongArray();
-        if (request == null || request.length != RequestCodec.WORDS) {
-            throw new IOException("a step request of " + (request == null ? "no" : request.length) + " words, not "
-                    + RequestCodec.WORDS);
+        if (request == null || request.length == 0 || request.length > BatchProcessor.MAX_WORDS_PER_REQUEST) {
+            throw new IOException("a step request of " + (request == null ? "no" : request.length) + " words");
+        }
+        try {
+            if (RequestCodec.next(request, 0) != request.length) {
+                throw new IOException("a step request of " + request.length + " words holds more than one request");
+            }
+        } catch (IllegalArgumentException e) {
+            throw new IOException("a malformed step request: " + e.getMessage(), e);
         }
     }
 
     @Override
     public String toString() {
-        return "StepProcessor[" + spec() + ", op=" + RequestCodec.op(request, 0) + ", permits="
-                + RequestCodec.permits(request, 0) + "]";
+        return "StepProcessor[" + spec() + ", op=" + RequestCodec.opAt(request, 0) + ", permits="
+                + RequestCodec.permitsAt(request, 0) + "]";
     }
 }

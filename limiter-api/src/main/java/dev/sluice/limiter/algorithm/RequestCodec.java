@@ -11,7 +11,7 @@ import java.util.Objects;
  */
 public final class RequestCodec {
     /** Words before the spec's. */
-    static final int FIXED_WORDS = 3;
+    public static final int FIXED_WORDS = 3;
     private static final int OP = 0;
     private static final int PERMITS = 1;
     private static final int LEASE_ID = 2;
