@@ -101,6 +101,7 @@ final class Readme {
         Set<HazelcastInstance> before = new HashSet<>(Hazelcast.getAllHazelcastInstances());
         before.addAll(HazelcastClient.getAllHazelcastClients());
         Method main = compiled.getMethod("main", String[].class);
+        Throwable failure = null;
         try {
             CompletableFuture.runAsync(() -> {
                 try {
@@ -112,15 +113,19 @@ final class Readme {
                 }
             }, r -> new Thread(r, snippet.className()).start()).get(1, TimeUnit.MINUTES);
         } catch (java.util.concurrent.ExecutionException e) {
-            throw e.getCause();
-        } finally {
-            List<HazelcastInstance> left = new ArrayList<>(Hazelcast.getAllHazelcastInstances());
-            left.addAll(HazelcastClient.getAllHazelcastClients());
-            left.removeAll(before);
-            left.removeIf(hz -> !hz.getLifecycleService().isRunning()); // shut down, not yet deregistered
-            List<String> names = left.stream().map(HazelcastInstance::getName).toList();
-            left.forEach(hz -> hz.getLifecycleService().terminate());
-            assertEquals(List.of(), names, snippet + " left Hazelcast instances running");
+            failure = e.getCause();
+        } catch (java.util.concurrent.TimeoutException e) {
+            failure = new AssertionError(snippet + " did not finish within a minute", e);
         }
+        List<HazelcastInstance> left = new ArrayList<>(Hazelcast.getAllHazelcastInstances());
+        left.addAll(HazelcastClient.getAllHazelcastClients());
+        left.removeAll(before);
+        left.removeIf(hz -> !hz.getLifecycleService().isRunning()); // shut down, not yet deregistered
+        List<String> names = left.stream().map(HazelcastInstance::getName).toList();
+        left.forEach(hz -> hz.getLifecycleService().terminate());
+        if (failure != null) {
+            throw failure; // the snippet's own failure, not the instances it left behind because of it
+        }
+        assertEquals(List.of(), names, snippet + " left Hazelcast instances running");
     }
 }
