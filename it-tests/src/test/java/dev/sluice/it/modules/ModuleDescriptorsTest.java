@@ -58,6 +58,15 @@ final class ModuleDescriptorsTest {
     }
 
     @Test
+    void hazelcastImpl_exportsItsPackageAndRequiresHazelcastTransitively() throws Exception {
+        ModuleDescriptor d = descriptor("hazelcast-impl");
+        assertEquals("dev.sluice.hazelcast", d.name());
+        assertEquals(Map.of("dev.sluice.hazelcast", "*"), exports(d));
+        assertTrue(d.requires().stream().anyMatch(r -> r.name().equals("com.hazelcast.core")
+                && r.modifiers().contains(ModuleDescriptor.Requires.Modifier.TRANSITIVE)));
+    }
+
+    @Test
     void localPrefilter_exportsItsPackageOnly() throws Exception {
         ModuleDescriptor d = descriptor("local-prefilter");
         assertEquals("dev.sluice.prefilter", d.name());
