@@ -54,8 +54,8 @@ public record HazelcastCoalescing(boolean enabled, int maxBatchRequests, int max
 
     /**
      * What {@link HazelcastRateLimiters#create(com.hazelcast.core.HazelcastInstance)} uses: {@link #on()}.
-     * Measured in {@code benchmarks/} (BENCHMARKS.md): 2.2–3.6× the uncoalesced rate on one hot key at 32
-     * threads, 1.0–1.8× on 100,000 uniform keys; a lone caller takes the uncoalesced path. Pass
+     * It pays where many decisions meet on one key or partition (figures: BENCHMARKS.md); a lone caller
+     * takes the uncoalesced path. Pass
      * {@link #disabled()} for one invocation per decision, e.g. while a rolling upgrade mixes Sluice
      * versions (the batch classes are wire types).
      */
