@@ -9,7 +9,11 @@ import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -93,6 +97,36 @@ final class JettyHarness implements AutoCloseable {
             b.headers(headers);
         }
         return CLIENT.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /**
+     * Sends {@code head} (a request line and headers, CRLF-separated, without the blank line) as raw bytes
+     * on a new connection and answers the status code of the response, for requests the JDK client will
+     * not send (raw non-ASCII, odd methods). The connection is closed after one response.
+     */
+    int raw(byte[] head) throws IOException {
+        try (Socket socket = new Socket("127.0.0.1", connector.getLocalPort())) {
+            socket.setSoTimeout(10_000);
+            OutputStream out = socket.getOutputStream();
+            out.write(head);
+            out.write("\r\nConnection: close\r\n\r\n".getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
+            out.flush();
+            InputStream in = socket.getInputStream();
+            ByteArrayOutputStream line = new ByteArrayOutputStream();
+            for (int b = in.read(); b >= 0 && b != '\n'; b = in.read()) {
+                line.write(b);
+            }
+            String status = line.toString(java.nio.charset.StandardCharsets.ISO_8859_1);
+            if (!status.startsWith("HTTP/1.1 ")) {
+                throw new AssertionError("not an HTTP/1.1 status line: '" + status + "'");
+            }
+            return Integer.parseInt(status.substring(9, 12));
+        }
+    }
+
+    /** As {@link #raw(byte[])}, the text as ISO-8859-1 (each char one byte). */
+    int raw(String head) throws IOException {
+        return raw(head.getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
     }
 
     HttpResponse<String> send(HttpRequest request) throws Exception {

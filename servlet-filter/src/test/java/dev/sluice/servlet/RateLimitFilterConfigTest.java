@@ -93,7 +93,7 @@ final class RateLimitFilterConfigTest {
         assertEquals(Duration.ofMillis(200), c.policies().get("c").options().decisionTimeout());
         assertEquals(1, c.policies().get("c").options().maxRetries());
         // Numeric route ids in numeric order: 2 before 10.
-        assertEquals(List.of(new Route("/login", Set.of("GET", "POST"), "login", 2), Route.of("/api/*", "tb")),
+        assertEquals(List.of(new Route("/login", Set.of("GET", "POST"), List.of("login"), 2), Route.of("/api/*", "tb")),
                 c.routes());
         assertTrue(c.legacyHeaders());
         assertEquals("https://example.com/problems/rate-limited", c.problemType().toString());
@@ -257,7 +257,12 @@ final class RateLimitFilterConfigTest {
         Route exact = Route.of("/login", "p").withMethods("post");
         assertTrue(exact.matches("POST", "/login"));
         assertTrue(!exact.matches("GET", "/login"));
-        assertTrue(!exact.matches("POST", "/login/"));
+        assertTrue(exact.matches("POST", "/login/")); // canonical: the endpoint an application serves there
+        assertTrue(exact.matches("post", "/LOGIN;jsessionid=1"));
+        assertTrue(exact.matches("POST", "/login.json"));
+        assertTrue(!exact.matches("POST", "/login/x"));
+        assertTrue(!exact.matches("POST", "/loginx"));
+        assertTrue(Route.of("/api/search", "p").withMethods("GET").matches("HEAD", "/api/search"));
         assertTrue(Route.of("/*", "p").matches("DELETE", "/anything"));
     }
 
@@ -278,6 +283,7 @@ final class RateLimitFilterConfigTest {
 
     @Test
     void policyNameWithQuote_escapedInHeader() {
-        assertEquals("\"a\\\"b\";q=3", Responses.policyField(RateLimitPolicy.of("a\"b", LimitSpec.concurrency(3))));
+        assertEquals("\"a\\\"b\";q=3;qu=\"concurrent-requests\"",
+                Responses.policyField(RateLimitPolicy.of("a\"b", LimitSpec.concurrency(3))));
     }
 }

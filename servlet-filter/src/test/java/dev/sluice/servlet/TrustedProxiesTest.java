@@ -57,7 +57,8 @@ final class TrustedProxiesTest {
     }
 
     @Test
-    void clientAddress_garbageEntry_usedAsIsSinceUntrusted() {
-        assertEquals("unknown", proxies.clientAddress("10.0.0.1", List.of("1.1.1.1, unknown")));
+    void clientAddress_garbageEntry_theProxyThatWroteItIsTheClient() {
+        assertEquals("10.0.0.1", proxies.clientAddress("10.0.0.1", List.of("1.1.1.1, unknown")));
+        assertEquals("10.0.0.2", proxies.clientAddress("10.0.0.1", List.of("1.1.1.1, _hidden, 10.0.0.2")));
     }
 }
