@@ -1,8 +1,8 @@
 package dev.sluice.servlet;
 
+import java.text.Normalizer;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 
 /**
  * How a request path is compared with a route pattern.
@@ -16,7 +16,8 @@ import java.util.Locale;
  * end in 404. So canonical matching (the default) reduces both sides to one form that errs towards
  * matching: split at {@code /} and {@code \}; in each segment drop path parameters (from {@code ;}) and
  * leading and trailing whitespace, control and invisible format characters; drop empty and {@code .}
- * segments, let {@code ..} remove the one before; compare case-insensitively; and let the last segment
+ * segments, let {@code ..} remove the one before; compare compatibility forms (fullwidth letters) as their
+ * plain letters and case-insensitively, as {@link String#equalsIgnoreCase} does; and let the last segment
  * of the path carry a {@code .suffix} that the pattern's last segment does not have. Exact matching
  * (opt-in) compares the container's decoded path as it is.
  *
@@ -48,7 +49,7 @@ final class Paths {
                     segments.remove(segments.size() - 1);
                 }
             } else if (!segment.isEmpty() && !segment.equals(".")) {
-                segments.add(segment.toLowerCase(Locale.ROOT));
+                segments.add(fold(segment));
             }
             start = end + 1;
         }
@@ -66,6 +67,24 @@ final class Paths {
                 && canonicalPath.startsWith(canonicalBase) && canonicalPath.length() > canonicalBase.length()
                 && canonicalPath.charAt(canonicalBase.length()) == '.'
                 && canonicalPath.indexOf('/', canonicalBase.length()) < 0;
+    }
+
+    /**
+     * The segment in NFKC (fullwidth and other compatibility forms as their plain letters), each code
+     * point folded as {@link String#equalsIgnoreCase} compares: {@code İ}, {@code ſ} and the Kelvin sign
+     * fold to {@code i}, {@code s} and {@code k}, which {@code toLowerCase} would not all do.
+     */
+    private static String fold(String segment) {
+        String s = segment;
+        for (int i = 0; i < s.length(); i++) {
+            if (s.charAt(i) >= 0x80) {
+                s = Normalizer.normalize(s, Normalizer.Form.NFKC);
+                break;
+            }
+        }
+        StringBuilder sb = new StringBuilder(s.length());
+        s.codePoints().forEach(cp -> sb.appendCodePoint(Character.toLowerCase(Character.toUpperCase(cp))));
+        return sb.toString();
     }
 
     /** Drops leading and trailing code points that are whitespace, control or invisible format characters. */

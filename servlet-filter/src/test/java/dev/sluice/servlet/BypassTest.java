@@ -61,13 +61,14 @@ final class BypassTest {
 
     /**
      * Other spellings of the same endpoint that frameworks route to it (empty and dot segments, path
-     * parameters, case, encoded letters and whitespace, a suffix): each is refused, or rejected by
-     * Jetty itself with 400, but never served.
+     * parameters, case as {@code equalsIgnoreCase} sees it, fullwidth letters, encoded letters and
+     * whitespace, a suffix): each is refused, or rejected by Jetty itself with 400, but never served.
      */
     @ParameterizedTest
     @ValueSource(strings = {"/api/login//", "//api//login", "/api/./login", "/api/x/../login", "/api/login;a=b",
             "/api/login/;a=b", "/API/Login", "/api/%6cogin", "/api/login%09", "/api/login%0d", "/api/login%C2%A0",
-            "/api/login%E2%80%8B", "/api/login.json", "/api/login%2f", "/api/login%5c", "/api/login/.", "/api/login?x=1"})
+            "/api/login%E2%80%8B", "/api/login.json", "/api/login%2f", "/api/login%5c", "/api/login/.", "/api/login?x=1",
+            "/api/LOG%C4%B0N", "/api/%EF%BD%8Cogin", "/api/login%2e", "/api/login..;/", "/api/login%3b"})
     void pathVariant_exhaustedRoute_neverServed(String path) throws Exception {
         exhaustedLogin();
         int status = server.raw("POST " + path + " HTTP/1.1\r\nHost: t\r\nContent-Length: 0");
