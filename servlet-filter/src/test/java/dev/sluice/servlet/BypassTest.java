@@ -131,4 +131,19 @@ final class BypassTest {
         }
         assertEquals(List.of(429, 429, 429), statuses);
     }
+
+    /** Strict matching is an opt-in: the container's path exactly, so a trailing slash is another path. */
+    @Test
+    void strictMatching_optIn_comparesTheContainersPathExactly() throws Exception {
+        server = JettyHarness.start(new RateLimitFilter(limiters, RateLimitFilterConfig.builder().strictMatching(true)
+                .policy("login", LimitSpec.fixedWindow(1, Duration.ofMinutes(1)))
+                .route(Route.of("/api/login", "login").withMethods("POST"))
+                .build()));
+        assertEquals(200, server.raw("POST /api/login HTTP/1.1\r\nHost: t\r\nContent-Length: 0"));
+        assertEquals(429, server.raw("POST /api/login HTTP/1.1\r\nHost: t\r\nContent-Length: 0"));
+
+        assertEquals(200, server.raw("POST /api/login/ HTTP/1.1\r\nHost: t\r\nContent-Length: 0"));
+        assertEquals(200, server.raw("POST /API/login HTTP/1.1\r\nHost: t\r\nContent-Length: 0"));
+        assertEquals(429, server.raw("POST /api/./login HTTP/1.1\r\nHost: t\r\nContent-Length: 0")); // Jetty's normalizing
+    }
 }
