@@ -55,9 +55,17 @@ final class DemoPolicies {
         return d;
     }
 
-    /** The filter configuration: every policy, each on its own exact path, clients by {@code X-Api-Key}. */
+    /** The header the demo identifies clients by. */
+    static final String API_KEY_HEADER = "X-Api-Key";
+
+    /**
+     * The filter configuration: every policy, each on its own exact path, clients by {@value #API_KEY_HEADER}
+     * (else address). The demo keys by a header so that one machine can play several clients; its keys are
+     * not checked, so any caller can take a new budget by sending a new key. A real service identifies by
+     * address (the filter's default), or by keys that an earlier filter has authenticated.
+     */
     static RateLimitFilterConfig filterConfig() {
-        RateLimitFilterConfig.Builder b = RateLimitFilterConfig.builder();
+        RateLimitFilterConfig.Builder b = RateLimitFilterConfig.builder().apiKeyHeader(API_KEY_HEADER);
         specs().forEach((name, spec) -> b.policy(new RateLimitPolicy(name, spec, OPTIONS)).route("/api/" + name, name));
         return b.build();
     }

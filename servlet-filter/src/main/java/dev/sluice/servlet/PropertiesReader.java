@@ -30,12 +30,21 @@ final class PropertiesReader {
     private static final String ROUTES = "sluice.routes.";
     static final String API_KEY_HEADER = "sluice.client.api-key-header";
     static final String TRUSTED_PROXIES = "sluice.client.trusted-proxies";
+    static final String IDENTITY = "sluice.client.identity";
+    static final String IPV6_PREFIX = "sluice.client.ipv6-prefix";
+    static final String STRICT_MATCHING = "sluice.strict-matching";
+    static final String SHADOW = "sluice.shadow";
+    static final String HEADERS = "sluice.headers.enabled";
+    static final String PARTITION_KEY = "sluice.headers.partition-key";
     static final String LEGACY_HEADERS = "sluice.headers.legacy";
     static final String PROBLEM_TYPE = "sluice.problem.type";
+    /** Every property outside {@code sluice.policies.} and {@code sluice.routes.}. */
+    static final List<String> TOP_LEVEL = List.of(IDENTITY, API_KEY_HEADER, TRUSTED_PROXIES, IPV6_PREFIX,
+            STRICT_MATCHING, SHADOW, HEADERS, PARTITION_KEY, LEGACY_HEADERS, PROBLEM_TYPE);
 
     static final List<String> ALGORITHMS = LimitSpec.ALGORITHMS;
     static final Set<String> COMMON_POLICY_KEYS = Set.of("algorithm", "queue-limit", "failure-mode",
-            "decision-timeout", "max-retries");
+            "decision-timeout", "max-retries", "identity", "shadow");
     static final Map<String, Set<String>> ALGORITHM_KEYS = Map.of(
             "fixed-window", Set.of("permit-limit", "window"),
             "sliding-window", Set.of("permit-limit", "window", "segments"),
@@ -83,8 +92,14 @@ final class PropertiesReader {
             }
             String value = properties.getProperty(key).strip();
             switch (key) {
+                case IDENTITY -> builder.identityNames(identity(key, value));
                 case API_KEY_HEADER -> builder.apiKeyHeader(value.isEmpty() ? null : checkHeaderName(key, value));
                 case TRUSTED_PROXIES -> builder.trustedProxies(trustedProxies(key, value));
+                case IPV6_PREFIX -> builder.ipv6Prefix((int) number(key, value, 1, 128));
+                case STRICT_MATCHING -> builder.strictMatching(bool(key, value));
+                case SHADOW -> builder.shadow(bool(key, value));
+                case HEADERS -> builder.headers(bool(key, value));
+                case PARTITION_KEY -> builder.partitionKeys(bool(key, value));
                 case LEGACY_HEADERS -> builder.legacyHeaders(bool(key, value));
                 case PROBLEM_TYPE -> builder.problemType(uri(key, value));
                 default -> {
@@ -94,9 +109,8 @@ final class PropertiesReader {
                         group(routes, key, ROUTES, value, "sluice.routes.<id>.<setting>");
                     } else {
                         throw new IllegalArgumentException("unknown property " + key + "=" + quote(value)
-                                + "; expected sluice.policies.<name>.<setting>, sluice.routes.<id>.<setting>, "
-                                + API_KEY_HEADER + ", " + TRUSTED_PROXIES + ", " + LEGACY_HEADERS + " or "
-                                + PROBLEM_TYPE);
+                                + "; expected sluice.policies.<name>.<setting>, sluice.routes.<id>.<setting> or one"
+                                + " of " + TOP_LEVEL);
                     }
                 }
             }
@@ -197,11 +211,19 @@ final class PropertiesReader {
                 throw p.error("failure-mode", "expected one of allow, deny, throw");
             }
         }
+        RateLimitPolicy policy;
         try {
-            return new RateLimitPolicy(name, spec, options.build());
+            policy = new RateLimitPolicy(name, spec, options.build());
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("invalid policy name in " + base + "*: " + e.getMessage(), e);
         }
+        if (settings.containsKey("identity")) {
+            policy = policy.withIdentity(identity(base + "identity", settings.get("identity")));
+        }
+        if (settings.containsKey("shadow")) {
+            policy = policy.withShadow(bool(base + "shadow", settings.get("shadow")));
+        }
+        return policy;
     }
 
     /** One policy's settings, with errors that name the property. */
@@ -282,12 +304,21 @@ final class PropertiesReader {
         if (policy == null) {
             throw new IllegalArgumentException("missing property " + base + "policy; expected the name of a policy");
         }
+        List<String> names = Arrays.stream(policy.split(",", -1)).map(String::strip).toList();
+        for (String name : names) {
+            if (!limits.containsKey(name)) {
+                throw new IllegalArgumentException("invalid property " + base + "policy=" + quote(policy)
+                        + "; expected one of the defined policies " + limits.keySet()
+                        + (names.size() > 1 ? ", or several separated by commas" : ""));
+            }
+        }
         Route route;
         try {
-            route = Route.of(pattern, policy);
+            route = new Route(pattern, Set.of(), names, 1);
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("invalid property " + base + "pattern=" + quote(pattern) + "; "
-                    + e.getMessage(), e);
+            String what = e.getMessage().startsWith("route pattern") ? "pattern=" + quote(pattern)
+                    : "policy=" + quote(policy);
+            throw new IllegalArgumentException("invalid property " + base + what + "; " + e.getMessage(), e);
         }
         String methods = settings.get("methods");
         if (methods != null && !methods.isEmpty()) {
@@ -298,11 +329,7 @@ final class PropertiesReader {
                         + "; expected a comma-separated list of HTTP methods such as GET,POST", e);
             }
         }
-        LimitSpec spec = limits.get(policy);
-        if (spec == null) {
-            throw new IllegalArgumentException("invalid property " + base + "policy=" + quote(policy)
-                    + "; expected one of the defined policies " + limits.keySet());
-        }
+        long maxCost = names.stream().mapToLong(n -> limits.get(n).limit()).min().orElseThrow();
         String cost = settings.get("cost");
         if (cost != null) {
             long n;
@@ -311,10 +338,10 @@ final class PropertiesReader {
             } catch (NumberFormatException e) {
                 n = -1;
             }
-            if (n < 1 || n > spec.limit()) {
+            if (n < 1 || n > maxCost) {
                 throw new IllegalArgumentException("invalid property " + base + "cost=" + quote(cost)
-                        + "; expected a whole number between 1 and " + spec.limit() + " (the limit of policy '"
-                        + policy + "')");
+                        + "; expected a whole number between 1 and " + maxCost + " (the "
+                        + (names.size() > 1 ? "lowest limit of policies '" : "limit of policy '") + policy + "')");
             }
             route = route.withCost(n);
         }
@@ -343,6 +370,32 @@ final class PropertiesReader {
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("invalid property " + key + "=" + quote(value) + "; " + e.getMessage(), e);
         }
+    }
+
+    private static NamedIdentity identity(String key, String value) {
+        List<String> names = Arrays.stream(value.split(",", -1)).map(v -> v.strip().toLowerCase(Locale.ROOT)).toList();
+        for (String name : names) {
+            if (!NamedIdentity.NAMES.contains(name) || names.indexOf(name) != names.lastIndexOf(name)) {
+                throw new IllegalArgumentException("invalid property " + key + "=" + quote(value) + "; expected one"
+                        + " of address, api-key, principal, global, or several of them separated by commas (tried in"
+                        + " order, the address when none answers)");
+            }
+        }
+        return new NamedIdentity(names, key);
+    }
+
+    private static long number(String key, String value, long min, long max) {
+        long n;
+        try {
+            n = Long.parseLong(value);
+        } catch (NumberFormatException e) {
+            n = min - 1;
+        }
+        if (n < min || n > max) {
+            throw new IllegalArgumentException("invalid property " + key + "=" + quote(value)
+                    + "; expected a whole number between " + min + " and " + max);
+        }
+        return n;
     }
 
     private static boolean bool(String key, String value) {

@@ -1,9 +1,12 @@
 package dev.sluice.servlet;
 
+import dev.sluice.limiter.DecisionListener;
+import dev.sluice.limiter.DecisionResult;
 import dev.sluice.limiter.DecisionUnavailableException;
 import dev.sluice.limiter.Keys;
 import dev.sluice.limiter.Lease;
 import dev.sluice.limiter.LimitSpec;
+import dev.sluice.limiter.LimiterOptions;
 import dev.sluice.limiter.PartitionedRateLimiter;
 import dev.sluice.limiter.RateLimiters;
 import jakarta.servlet.AsyncContext;
@@ -21,29 +24,49 @@ import jakarta.servlet.http.HttpServletRequestWrapper;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * A Jakarta Servlet filter that rate-limits requests per client with Sluice. Thread-safe.
  *
  * <p>For each request dispatched from the client ({@link DispatcherType#REQUEST}; forwards, includes,
- * async and error dispatches pass through), the first {@link Route} that matches its method and path
- * names the {@link RateLimitPolicy}; a request no route matches passes through without touching the
- * store. The client is identified by {@link RateLimitFilterConfig#identityResolver()} (by default the
- * {@code X-Api-Key} header, else the address), hashed with {@link Keys#sha256(String)}, and takes the
- * route's cost from its own budget:
+ * async and error dispatches pass through), every {@link Route} that matches its method and path names
+ * policies; each {@link RateLimitPolicy} applies at most once, with the cost of the first route that
+ * names it, in route order. A request no route matches passes through without touching the store. Each
+ * policy identifies the client by its own identity or the filter's
+ * ({@link RateLimitFilterConfig#identityResolver()}, by default the client address), hashed with
+ * {@link Keys#sha256(String)}, and takes the cost from that client's budget:
  * <ul>
- *   <li>granted: the request proceeds with {@code RateLimit-Policy} and {@code RateLimit} headers;
- *   <li>refused: {@code 429} with {@code Retry-After} (whole seconds, rounded up, at least 1) and an
- *       {@code application/problem+json} body;
+ *   <li>all granted: the request proceeds with {@code RateLimit-Policy} and {@code RateLimit} headers
+ *       listing every policy;
+ *   <li>any enforced policy refused: {@code 429} with {@code Retry-After} (the longest wait among the
+ *       refusing policies, whole seconds, rounded up, at least 1) and a quota-exceeded problem body naming
+ *       them;
  *   <li>no decision from the store: the policy's failure mode decides ({@code ALLOW} by default here),
- *       marked {@code RateLimit-Degraded: true}; under {@code THROW}, {@code 503} with a problem body.
+ *       marked {@code RateLimit-Degraded: true}; under {@code THROW}, {@code 503} with a
+ *       temporary-reduced-capacity problem body.
  * </ul>
- * A concurrency policy holds its lease while the request runs, also while it is asynchronous, and
+ * Policies are decided one after another, each in its own step (there is no one atomic decision across
+ * policies). So a refusal by a later policy does not give back what the earlier ones granted: their
+ * permits stay spent, as for any refused request (only a concurrency lease is released at once). Once an
+ * enforced policy has refused, the later ones are only asked, with a probe that takes nothing: a refused
+ * request costs them nothing, and still shows their state. Put the narrowest policies (per client) before
+ * the broad ones (one budget for everyone), so that a client over its own limit cannot spend the shared one.
+ *
+ * <p>A policy in shadow mode ({@link RateLimitPolicy#withShadow(boolean)}, or every policy with
+ * {@link RateLimitFilterConfig.Builder#shadow(boolean)}) is decided and charged as if enforced, answers the
+ * same headers, but never refuses; its would-be refusals are counted apart ({@link #statistics()}, and
+ * {@link DecisionResult#SHADOW_REFUSED} to its options' listeners, so {@code SluiceMetrics} tags them
+ * {@code result=shadow_refused}). It does not change what the other policies are charged.
+ *
+ * <p>A concurrency policy holds its lease while the request runs, also while it is asynchronous, and
  * releases it when the request completes, fails or times out.
  *
  * <p>Use it from code with {@link #RateLimitFilter(RateLimiters, RateLimitFilterConfig)}, or declare it
@@ -64,7 +87,7 @@ public final class RateLimitFilter implements Filter {
 
     private volatile RateLimitFilterConfig config;
     private volatile Map<String, PartitionedRateLimiter<String>> limiters = Map.of();
-    private volatile ClientIdentityResolver fallback;
+    private volatile Map<String, Counters> counters = Map.of();
 
     /** A filter configured in {@link #init(FilterConfig)} from the servlet context and init parameters. */
     public RateLimitFilter() {}
@@ -81,17 +104,52 @@ public final class RateLimitFilter implements Filter {
 
     private void start(RateLimiters rateLimiters, RateLimitFilterConfig cfg) {
         Map<String, PartitionedRateLimiter<String>> created = new LinkedHashMap<>();
+        Map<String, Counters> counted = new LinkedHashMap<>();
         try {
             for (RateLimitPolicy p : cfg.policies().values()) {
-                created.put(p.name(), rateLimiters.partitioned(p.name(), p.spec(), p.options()));
+                LimiterOptions options = cfg.shadow() || p.shadow() ? shadowed(p.options()) : p.options();
+                created.put(p.name(), rateLimiters.partitioned(p.name(), p.spec(), options));
+                counted.put(p.name(), new Counters());
             }
         } catch (RuntimeException e) {
             created.values().forEach(PartitionedRateLimiter::close);
             throw e;
         }
-        this.fallback = ClientIdentityResolver.address(cfg.trustedProxies());
         this.limiters = Collections.unmodifiableMap(created);
+        this.counters = Collections.unmodifiableMap(counted);
         this.config = cfg;
+    }
+
+    /**
+     * The options of a shadow policy: the same, with each listener told {@link DecisionResult#SHADOW_REFUSED}
+     * where the limiter refused, since the filter lets every such request through.
+     */
+    private static LimiterOptions shadowed(LimiterOptions options) {
+        if (options.listeners().isEmpty()) {
+            return options;
+        }
+        LimiterOptions.Builder b = LimiterOptions.builder().queueLimit(options.queueLimit())
+                .queueOrder(options.queueOrder()).failureMode(options.failureMode()).maxRetries(options.maxRetries())
+                .decisionTimeout(options.decisionTimeout()).pollInterval(options.pollInterval())
+                .durability(options.durability());
+        if (options.renewInterval() != null) {
+            b.renewInterval(options.renewInterval());
+        }
+        for (DecisionListener listener : options.listeners()) {
+            b.listener(new DecisionListener() {
+                @Override
+                public void onDecision(String limiter, DecisionResult result, long durationNanos) {
+                    listener.onDecision(limiter, result == DecisionResult.REFUSED ? DecisionResult.SHADOW_REFUSED
+                            : result, durationNanos);
+                }
+
+                @Override
+                public void onQueueChanged(String limiter, long queuedPermits) {
+                    listener.onQueueChanged(limiter, queuedPermits);
+                }
+            });
+        }
+        return b.build();
     }
 
     /**
@@ -141,6 +199,18 @@ public final class RateLimitFilter implements Filter {
         return config;
     }
 
+    /**
+     * What this filter made of each policy's decisions since it started, by policy name in configuration
+     * order (see {@link PolicyStatistics}); empty before {@link #init(FilterConfig)}. The limiters' own
+     * {@link PartitionedRateLimiter#statistics()} count a shadow policy's refusals as refusals: the limiter
+     * did refuse, and only the filter let the request through.
+     */
+    public Map<String, PolicyStatistics> statistics() {
+        Map<String, PolicyStatistics> snapshot = new LinkedHashMap<>();
+        counters.forEach((name, c) -> snapshot.put(name, c.snapshot()));
+        return Collections.unmodifiableMap(snapshot);
+    }
+
     @Override
     public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain)
             throws IOException, ServletException {
@@ -153,42 +223,82 @@ public final class RateLimitFilter implements Filter {
             chain.doFilter(req, res);
             return;
         }
-        Route route = cfg.match(request.getMethod(), pathOf(request));
-        if (route == null) {
+        List<RateLimitFilterConfig.Applied> applied =
+                cfg.match(RequestMethods.of(request, cfg.strictMatching()), pathOf(request));
+        if (applied.isEmpty()) {
             chain.doFilter(req, res);
             return;
         }
-        RateLimitPolicy policy = cfg.policies().get(route.policy());
-        PartitionedRateLimiter<String> limiter = limiters.get(route.policy());
-        String partition = Keys.sha256(identify(cfg, request));
-        Lease lease;
-        try {
-            lease = limiter.tryAcquire(partition, route.cost());
-        } catch (DecisionUnavailableException e) {
-            LOG.log(Level.WARNING, "no rate-limit decision for policy ''{0}'': {1}", policy.name(), e.getMessage());
-            Responses.unavailable(response, policy, cfg.problemType());
-            return;
-        } catch (RuntimeException e) {
-            LOG.log(Level.ERROR, "rate-limit decision for policy '" + policy.name() + "' failed", e);
-            Responses.unavailable(response, policy, cfg.problemType());
-            return;
-        }
-        if (!lease.isAcquired()) {
-            Responses.tooManyRequests(response, policy, lease, cfg.legacyHeaders(), cfg.problemType());
+        List<Decision> decisions = decide(cfg, request, applied);
+        boolean refused = decisions.stream().anyMatch(Decision::refuses);
+        if (refused || decisions.stream().anyMatch(Decision::unavailable)) {
+            decisions.forEach(d -> {
+                if (d.lease() != null) {
+                    d.lease().close(); // gives back a concurrency lease; a no-op for every other
+                }
+            });
+            if (refused) {
+                Responses.tooManyRequests(response, decisions, cfg);
+            } else {
+                Responses.unavailable(response, decisions, cfg);
+            }
             return;
         }
-        Responses.rateLimitHeaders(response, policy, lease, cfg.legacyHeaders());
-        if (!(policy.spec() instanceof LimitSpec.Concurrency) || lease.isDegraded()) {
+        Responses.rateLimitHeaders(response, decisions, cfg);
+        List<Lease> held = new ArrayList<>();
+        for (Decision d : decisions) {
+            if (d.policy().spec() instanceof LimitSpec.Concurrency && d.lease() != null && d.lease().isAcquired()
+                    && !d.lease().isDegraded()) {
+                held.add(d.lease());
+            }
+        }
+        if (held.isEmpty()) {
             chain.doFilter(request, response);
             return;
         }
-        holdDuring(lease, request, response, chain);
+        holdDuring(held, request, response, chain);
     }
 
-    /** Runs the chain holding a concurrency lease; releases it when the request ends, however it ends. */
-    private static void holdDuring(Lease lease, HttpServletRequest request, HttpServletResponse response,
+    /**
+     * Decides each policy in order. Once an enforced policy has refused or could not decide, the rest are
+     * only probed (0 permits), so the refused request takes nothing from them.
+     */
+    private List<Decision> decide(RateLimitFilterConfig cfg, HttpServletRequest request,
+            List<RateLimitFilterConfig.Applied> applied) {
+        List<Decision> decisions = new ArrayList<>(applied.size());
+        boolean stopped = false;
+        for (RateLimitFilterConfig.Applied a : applied) {
+            RateLimitPolicy policy = a.policy();
+            boolean shadow = cfg.shadow() || policy.shadow();
+            String partition = Keys.sha256(identify(cfg, policy, request));
+            Lease lease;
+            Decision.Outcome outcome;
+            try {
+                lease = limiters.get(policy.name()).tryAcquire(partition, stopped ? 0 : a.cost());
+                outcome = lease.isDegraded() ? Decision.Outcome.DEGRADED
+                        : lease.isAcquired() ? (stopped ? Decision.Outcome.SKIPPED : Decision.Outcome.GRANTED)
+                        : shadow ? Decision.Outcome.SHADOW_REFUSED : Decision.Outcome.REFUSED;
+            } catch (DecisionUnavailableException e) {
+                LOG.log(Level.WARNING, "no rate-limit decision for policy ''{0}'': {1}", policy.name(), e.getMessage());
+                lease = null;
+                outcome = Decision.Outcome.UNAVAILABLE;
+            } catch (RuntimeException e) {
+                LOG.log(Level.ERROR, "rate-limit decision for policy '" + policy.name() + "' failed", e);
+                lease = null;
+                outcome = Decision.Outcome.UNAVAILABLE;
+            }
+            Decision d = new Decision(policy, partition, lease, outcome, shadow);
+            counters.get(policy.name()).count(outcome);
+            decisions.add(d);
+            stopped |= d.refuses() || d.unavailable();
+        }
+        return decisions;
+    }
+
+    /** Runs the chain holding concurrency leases; releases them when the request ends, however it ends. */
+    private static void holdDuring(List<Lease> leases, HttpServletRequest request, HttpServletResponse response,
             FilterChain chain) throws IOException, ServletException {
-        LeaseHoldingRequest wrapped = new LeaseHoldingRequest(request, lease);
+        LeaseHoldingRequest wrapped = new LeaseHoldingRequest(request, leases);
         boolean handedOver = false;
         try {
             chain.doFilter(wrapped, response);
@@ -197,17 +307,25 @@ public final class RateLimitFilter implements Filter {
             }
         } finally {
             if (!handedOver) {
-                lease.close();
+                leases.forEach(Lease::close);
             }
         }
     }
 
-    private String identify(RateLimitFilterConfig cfg, HttpServletRequest request) {
-        String id = cfg.identityResolver().resolve(request);
-        if (id == null) {
-            id = fallback.resolve(request);
+    /**
+     * The identity a policy counts a request under: its own resolver or the filter's, else (null, or a
+     * resolver that threw) the client address by the configuration's rules, which always answers.
+     */
+    private static String identify(RateLimitFilterConfig cfg, RateLimitPolicy policy, HttpServletRequest request) {
+        ClientIdentityResolver resolver = policy.identity() != null ? policy.identity() : cfg.identityResolver();
+        String id;
+        try {
+            id = resolver.resolve(request);
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "identity of policy '" + policy.name() + "' failed; using the client address", e);
+            id = null;
         }
-        return id != null ? id : "ip:unknown";
+        return id != null ? id : cfg.addressResolver().resolve(request);
     }
 
     /** The path inside the application, as decoded and normalized by the container. */
@@ -216,8 +334,8 @@ public final class RateLimitFilter implements Filter {
         String pathInfo = request.getPathInfo();
         String path = (servletPath == null ? "" : servletPath) + (pathInfo == null ? "" : pathInfo);
         if (path.isEmpty()) {
-            String uri = request.getRequestURI();
-            String context = request.getContextPath();
+            String uri = request.getRequestURI() == null ? "" : request.getRequestURI();
+            String context = request.getContextPath() == null ? "" : request.getContextPath();
             path = uri.startsWith(context) ? uri.substring(context.length()) : uri;
         }
         return path.isEmpty() ? "/" : path;
@@ -239,9 +357,9 @@ public final class RateLimitFilter implements Filter {
         private final Release release;
         private volatile boolean registered;
 
-        LeaseHoldingRequest(HttpServletRequest request, Lease lease) {
+        LeaseHoldingRequest(HttpServletRequest request, List<Lease> leases) {
             super(request);
-            this.release = new Release(lease);
+            this.release = new Release(leases);
         }
 
         @Override
@@ -277,21 +395,46 @@ public final class RateLimitFilter implements Filter {
         }
     }
 
-    /** Releases a lease when an asynchronous request ends; stays registered if async is started again. */
+    /** Releases leases when an asynchronous request ends; stays registered if async is started again. */
     private static final class Release implements AsyncListener {
-        private final Lease lease;
+        private final List<Lease> leases;
 
-        Release(Lease lease) {
-            this.lease = lease;
+        Release(List<Lease> leases) {
+            this.leases = leases;
         }
 
-        @Override public void onComplete(AsyncEvent event) { lease.close(); }
-        @Override public void onError(AsyncEvent event) { lease.close(); }
-        @Override public void onTimeout(AsyncEvent event) { lease.close(); }
+        @Override public void onComplete(AsyncEvent event) { leases.forEach(Lease::close); }
+        @Override public void onError(AsyncEvent event) { leases.forEach(Lease::close); }
+        @Override public void onTimeout(AsyncEvent event) { leases.forEach(Lease::close); }
 
         @Override
         public void onStartAsync(AsyncEvent event) {
             event.getAsyncContext().addListener(this);
+        }
+    }
+
+    /** One policy's counts in this filter. */
+    private static final class Counters {
+        private final LongAdder[] byOutcome = new LongAdder[Decision.Outcome.values().length];
+
+        Counters() {
+            for (int i = 0; i < byOutcome.length; i++) {
+                byOutcome[i] = new LongAdder();
+            }
+        }
+
+        void count(Decision.Outcome outcome) {
+            byOutcome[outcome.ordinal()].increment();
+        }
+
+        PolicyStatistics snapshot() {
+            return new PolicyStatistics(sum(Decision.Outcome.GRANTED), sum(Decision.Outcome.REFUSED),
+                    sum(Decision.Outcome.SHADOW_REFUSED), sum(Decision.Outcome.DEGRADED),
+                    sum(Decision.Outcome.UNAVAILABLE), sum(Decision.Outcome.SKIPPED));
+        }
+
+        private long sum(Decision.Outcome outcome) {
+            return byOutcome[outcome.ordinal()].sum();
         }
     }
 }

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
+import java.util.Set;
 
 /**
  * What {@link RateLimitFilter} enforces and how it answers: policies, the routes they apply to, how
@@ -17,7 +18,7 @@ import java.util.Properties;
  * code with {@link #builder()} or from {@link Properties} with {@link #fromProperties(Properties)}.
  *
  * <p>Properties (every key under {@code sluice.}; an unknown key is an error, so typos do not pass
- * silently):
+ * silently; the module's README has the reference table):
  * <pre>
  * sluice.policies.login.algorithm=sliding-log      # fixed-window|sliding-window|sliding-log|sliding-counter|token-bucket|gcra|concurrency
  * sluice.policies.login.permit-limit=10            # the limit: permits per window, bucket size, concurrent permits
@@ -30,33 +31,67 @@ import java.util.Properties;
  * sluice.policies.login.queue-limit=0              # optional, default 0
  * sluice.policies.login.failure-mode=allow         # optional: allow (default) | deny | throw
  * sluice.policies.login.decision-timeout=PT1S      # optional, default PT1S
+ * sluice.policies.login.identity=address           # optional: address|api-key|principal|global, or several in order
+ * sluice.policies.login.shadow=false               # optional: decide and count, never refuse
  * sluice.routes.1.pattern=/login                   # an exact path or a prefix such as /api/*
  * sluice.routes.1.methods=POST                     # optional, default every method
- * sluice.routes.1.policy=login
+ * sluice.routes.1.policy=login                     # one policy, or several separated by commas (all apply)
  * sluice.routes.1.cost=1                           # optional, default 1
- * sluice.client.api-key-header=X-Api-Key           # optional; empty to identify by address only
+ * sluice.client.identity=address                   # optional; the identity of policies without their own
+ * sluice.client.api-key-header=X-Api-Key           # optional; only for keys authenticated before the filter
  * sluice.client.trusted-proxies=10.0.0.0/8,::1     # optional; X-Forwarded-For is believed only from these
+ * sluice.client.ipv6-prefix=64                     # optional; IPv6 clients are grouped by this prefix
+ * sluice.strict-matching=false                     # optional; compare paths exactly instead of canonically
+ * sluice.shadow=false                              # optional; every policy in shadow mode
+ * sluice.headers.enabled=true                      # optional; false leaves the RateLimit headers out
+ * sluice.headers.partition-key=false               # optional; add pk (the hashed client identity)
  * sluice.headers.legacy=false                      # optional; also send RateLimit-Limit/-Remaining/-Reset
- * sluice.problem.type=about:blank                  # optional; the "type" of problem bodies
+ * sluice.problem.type=https://iana.org/assignments/http-problem-types#quota-exceeded   # optional
  * </pre>
- * Routes are tried in the order of their ids (numerically when numeric); the first that matches applies.
+ *
+ * <p>Every route that matches a request applies; each policy at most once per request, with the cost
+ * of the first matching route that names it. Routes are tried in the order they were added (from
+ * properties: in the order of their ids, numerically when numeric), and policies apply in that order.
  */
 public final class RateLimitFilterConfig {
+    /** The problem type of a 429 answer by default: draft-ietf-httpapi-ratelimit-headers' quota-exceeded. */
+    public static final URI QUOTA_EXCEEDED = URI.create("https://iana.org/assignments/http-problem-types#quota-exceeded");
+
+    /** The problem type of a 503 answer: draft-ietf-httpapi-ratelimit-headers' temporary-reduced-capacity. */
+    public static final URI TEMPORARY_REDUCED_CAPACITY =
+            URI.create("https://iana.org/assignments/http-problem-types#temporary-reduced-capacity");
+
     private final Map<String, RateLimitPolicy> policies;
     private final List<Route> routes;
+    private final List<String> routeBases;
     private final ClientIdentityResolver identityResolver;
+    private final ClientIdentityResolver addressResolver;
     private final TrustedProxies trustedProxies;
+    private final int ipv6Prefix;
+    private final boolean strictMatching;
+    private final boolean shadow;
+    private final boolean headers;
+    private final boolean partitionKeys;
     private final boolean legacyHeaders;
     private final URI problemType;
 
-    private RateLimitFilterConfig(Builder b) {
-        this.policies = Collections.unmodifiableMap(new LinkedHashMap<>(b.policies));
+    private RateLimitFilterConfig(Builder b, Map<String, RateLimitPolicy> policies,
+            ClientIdentityResolver identityResolver, ClientIdentityResolver addressResolver) {
+        this.policies = Collections.unmodifiableMap(policies);
         this.routes = List.copyOf(b.routes);
+        List<String> bases = new ArrayList<>();
+        for (Route r : routes) {
+            bases.add(b.strictMatching ? r.base() : Paths.canonical(r.base()));
+        }
+        this.routeBases = List.copyOf(bases);
+        this.identityResolver = identityResolver;
+        this.addressResolver = addressResolver;
         this.trustedProxies = b.trustedProxies;
-        this.identityResolver = b.identityResolver != null ? b.identityResolver
-                : b.apiKeyHeader == null ? ClientIdentityResolver.address(b.trustedProxies)
-                : ClientIdentityResolver.firstOf(ClientIdentityResolver.apiKey(b.apiKeyHeader),
-                        ClientIdentityResolver.address(b.trustedProxies));
+        this.ipv6Prefix = b.ipv6Prefix;
+        this.strictMatching = b.strictMatching;
+        this.shadow = b.shadow;
+        this.headers = b.headers;
+        this.partitionKeys = b.partitionKeys;
         this.legacyHeaders = b.legacyHeaders;
         this.problemType = b.problemType;
     }
@@ -75,49 +110,91 @@ public final class RateLimitFilterConfig {
         return builder().properties(properties).build();
     }
 
-    /** Policies by name, in the order they were added. */
+    /** Policies by name, in the order they were added; each with its identity, if it has its own. */
     public Map<String, RateLimitPolicy> policies() { return policies; }
 
-    /** Routes in matching order: the first that matches a request applies. */
+    /** Routes in the order they are tried; every one that matches a request applies. */
     public List<Route> routes() { return routes; }
 
-    /** Identifies clients; its identifiers are hashed before use. */
+    /** Identifies clients for policies without an identity of their own; its identifiers are hashed before use. */
     public ClientIdentityResolver identityResolver() { return identityResolver; }
 
     /** The proxies whose {@code X-Forwarded-For} is believed, also for the fallback address. */
     public TrustedProxies trustedProxies() { return trustedProxies; }
 
+    /** The prefix length by which IPv6 client addresses are grouped. */
+    public int ipv6Prefix() { return ipv6Prefix; }
+
+    /** True if paths are compared exactly as the container decoded them, false if canonically (the default). */
+    public boolean strictMatching() { return strictMatching; }
+
+    /** True if every policy is in shadow mode: decided and counted, never refusing. */
+    public boolean shadow() { return shadow; }
+
+    /** True if responses carry the {@code RateLimit-Policy} and {@code RateLimit} headers (the default). */
+    public boolean headers() { return headers; }
+
+    /** True if the headers carry {@code pk}, the hashed client identity of each policy. */
+    public boolean partitionKeys() { return partitionKeys; }
+
     /** True if responses also carry {@code RateLimit-Limit}, {@code RateLimit-Remaining}, {@code RateLimit-Reset}. */
     public boolean legacyHeaders() { return legacyHeaders; }
 
-    /** The {@code type} member of problem bodies. */
+    /** The {@code type} member of 429 problem bodies. */
     public URI problemType() { return problemType; }
 
-    /** The first route matching a request, or null if the request is not protected. */
-    Route match(String method, String path) {
-        for (Route r : routes) {
-            if (r.matches(method, path)) {
-                return r;
+    /** The client address by this configuration's rules: the identity when another answers null. */
+    ClientIdentityResolver addressResolver() { return addressResolver; }
+
+    /** A policy that applies to a request, and the permits the request takes from it. */
+    record Applied(RateLimitPolicy policy, long cost) {}
+
+    /**
+     * The policies that apply to a request with any of {@code methods} (upper case) and this path (as the
+     * container decoded it), in order; empty if the request is not protected.
+     */
+    List<Applied> match(Set<String> methods, String path) {
+        String compared = strictMatching ? path : Paths.canonical(path);
+        List<Applied> applied = List.of();
+        for (int i = 0; i < routes.size(); i++) {
+            Route r = routes.get(i);
+            if (!r.matchesMethod(methods) || !r.matchesPath(compared, routeBases.get(i), strictMatching)) {
+                continue;
+            }
+            for (String name : r.policies()) {
+                if (applied.stream().noneMatch(a -> a.policy().name().equals(name))) {
+                    if (applied.isEmpty()) {
+                        applied = new ArrayList<>(2);
+                    }
+                    applied.add(new Applied(policies.get(name), r.cost()));
+                }
             }
         }
-        return null;
+        return applied;
     }
 
     @Override
     public String toString() {
         return "RateLimitFilterConfig[policies=" + policies.keySet() + ", routes=" + routes + ", trustedProxies="
-                + trustedProxies + ", legacyHeaders=" + legacyHeaders + "]";
+                + trustedProxies + ", ipv6Prefix=" + ipv6Prefix + ", strictMatching=" + strictMatching + ", shadow="
+                + shadow + ", headers=" + headers + ", partitionKeys=" + partitionKeys + ", legacyHeaders="
+                + legacyHeaders + "]";
     }
 
     /** Builds a {@link RateLimitFilterConfig}. Not thread-safe. */
     public static final class Builder {
         private final Map<String, RateLimitPolicy> policies = new LinkedHashMap<>();
         private final List<Route> routes = new ArrayList<>();
-        private String apiKeyHeader = ClientIdentityResolver.DEFAULT_API_KEY_HEADER;
+        private String apiKeyHeader;
         private TrustedProxies trustedProxies = TrustedProxies.none();
+        private int ipv6Prefix = ClientIdentityResolver.DEFAULT_IPV6_PREFIX;
         private ClientIdentityResolver identityResolver;
+        private boolean strictMatching;
+        private boolean shadow;
+        private boolean headers = true;
+        private boolean partitionKeys;
         private boolean legacyHeaders;
-        private URI problemType = URI.create("about:blank");
+        private URI problemType = QUOTA_EXCEEDED;
 
         private Builder() {}
 
@@ -144,20 +221,24 @@ public final class RateLimitFilterConfig {
             return policy(new RateLimitPolicy(name, spec, options));
         }
 
-        /** Adds a route after those already added; its policy must be added before {@link #build()}. */
+        /** Adds a route after those already added; its policies must be added before {@link #build()}. */
         public Builder route(Route route) {
             routes.add(Objects.requireNonNull(route, "route"));
             return this;
         }
 
-        /** Adds {@link Route#of(String, String)}: every method, cost 1. */
-        public Builder route(String pattern, String policy) {
-            return route(Route.of(pattern, policy));
+        /** Adds {@link Route#of(String, String, String...)}: every method, cost 1. */
+        public Builder route(String pattern, String policy, String... morePolicies) {
+            return route(Route.of(pattern, policy, morePolicies));
         }
 
         /**
-         * The header that carries an API key; default {@value ClientIdentityResolver#DEFAULT_API_KEY_HEADER}.
-         * {@code null} identifies clients by address only. Ignored when {@link #identityResolver} is set.
+         * The header that carries an API key; default none. When set and no {@link #identityResolver} is,
+         * clients are identified by this header, else by address. Only for keys that are authenticated
+         * before the rate-limit filter runs: an unchecked header lets a client take a new budget per request
+         * (see {@link ClientIdentityResolver}).
+         *
+         * @throws IllegalArgumentException if {@code header} is blank
          */
         public Builder apiKeyHeader(String header) {
             if (header != null && header.isBlank()) {
@@ -179,11 +260,65 @@ public final class RateLimitFilterConfig {
         }
 
         /**
-         * Replaces the default identity (API key header, else address). When it answers {@code null}, the
-         * client address (honouring {@link #trustedProxies}) is used.
+         * The prefix length by which IPv6 client addresses are grouped into one client; default
+         * {@value ClientIdentityResolver#DEFAULT_IPV6_PREFIX}, 128 for none.
+         *
+         * @throws IllegalArgumentException if {@code bits} is not between 1 and 128
+         */
+        public Builder ipv6Prefix(int bits) {
+            if (bits < 1 || bits > 128) {
+                throw new IllegalArgumentException("IPv6 prefix must be between 1 and 128 bits, was " + bits);
+            }
+            this.ipv6Prefix = bits;
+            return this;
+        }
+
+        /**
+         * Replaces the default identity (the client address, or the {@link #apiKeyHeader} if one is set) of
+         * policies without their own. When it answers {@code null}, the client address (honouring
+         * {@link #trustedProxies} and {@link #ipv6Prefix}) is used.
          */
         public Builder identityResolver(ClientIdentityResolver resolver) {
             this.identityResolver = Objects.requireNonNull(resolver, "resolver");
+            return this;
+        }
+
+        /**
+         * Compare request paths exactly as the container decoded them ({@code true}), instead of canonically
+         * (default {@code false}: trailing slashes, case, path parameters, surrounding whitespace and a
+         * {@code .suffix} do not make another path; see {@link Route}).
+         */
+        public Builder strictMatching(boolean strict) {
+            this.strictMatching = strict;
+            return this;
+        }
+
+        /**
+         * Put every policy in shadow mode ({@link RateLimitPolicy#withShadow(boolean)}): requests are decided,
+         * counted and answered with their headers, never refused; default false.
+         */
+        public Builder shadow(boolean shadow) {
+            this.shadow = shadow;
+            return this;
+        }
+
+        /**
+         * Send the {@code RateLimit-Policy} and {@code RateLimit} headers (and {@code RateLimit-Degraded});
+         * default true. A refusal still carries {@code Retry-After} and its problem body.
+         */
+        public Builder headers(boolean enabled) {
+            this.headers = enabled;
+            return this;
+        }
+
+        /**
+         * Add {@code pk}, the SHA-256 of the client identity each policy counted the request under (the bytes
+         * whose hex is the store's partition), to both headers; default false. The identity itself is never
+         * sent; but the hash of a guessable identity (an address, a user name) can be confirmed by whoever
+         * guesses it, which is why it is off by default.
+         */
+        public Builder partitionKeys(boolean enabled) {
+            this.partitionKeys = enabled;
             return this;
         }
 
@@ -193,7 +328,7 @@ public final class RateLimitFilterConfig {
             return this;
         }
 
-        /** The {@code type} member of problem bodies; default {@code about:blank}. */
+        /** The {@code type} member of 429 problem bodies; default {@link #QUOTA_EXCEEDED}. */
         public Builder problemType(URI type) {
             this.problemType = Objects.requireNonNull(type, "type");
             return this;
@@ -213,21 +348,67 @@ public final class RateLimitFilterConfig {
         /**
          * Builds the configuration.
          *
-         * @throws IllegalArgumentException if a route names an unknown policy or costs more than its limit
+         * @throws IllegalArgumentException if a route names an unknown policy or costs more than the limit
+         *     of one of its policies, or an identity needs an API key header and none is set
          */
         public RateLimitFilterConfig build() {
             for (Route r : routes) {
-                RateLimitPolicy p = policies.get(r.policy());
-                if (p == null) {
-                    throw new IllegalArgumentException("route " + r.pattern() + " names policy '" + r.policy()
-                            + "', which is not defined; defined policies: " + policies.keySet());
-                }
-                if (r.cost() > p.spec().limit()) {
-                    throw new IllegalArgumentException("route " + r.pattern() + " costs " + r.cost()
-                            + " permits, more than the limit " + p.spec().limit() + " of policy '" + p.name() + "'");
+                for (String name : r.policies()) {
+                    RateLimitPolicy p = policies.get(name);
+                    if (p == null) {
+                        throw new IllegalArgumentException("route " + r.pattern() + " names policy '" + name
+                                + "', which is not defined; defined policies: " + policies.keySet());
+                    }
+                    if (r.cost() > p.spec().limit()) {
+                        throw new IllegalArgumentException("route " + r.pattern() + " costs " + r.cost()
+                                + " permits, more than the limit " + p.spec().limit() + " of policy '" + p.name() + "'");
+                    }
                 }
             }
-            return new RateLimitFilterConfig(this);
+            ClientIdentityResolver address = ClientIdentityResolver.address(trustedProxies, ipv6Prefix);
+            ClientIdentityResolver identity = identityResolver == null
+                    ? (apiKeyHeader == null ? address : ClientIdentityResolver.apiKey(apiKeyHeader))
+                    : resolve(identityResolver, address);
+            Map<String, RateLimitPolicy> resolved = new LinkedHashMap<>();
+            for (RateLimitPolicy p : policies.values()) {
+                resolved.put(p.name(), p.identity() == null ? p : p.withIdentity(resolve(p.identity(), address)));
+            }
+            return new RateLimitFilterConfig(this, resolved, identity, address);
+        }
+
+        /** Sets the identity of policies without their own from {@code sluice.client.identity}. */
+        void identityNames(NamedIdentity names) {
+            this.identityResolver = names;
+        }
+
+        /** The header set so far, for the properties reader's messages. */
+        String apiKeyHeader() {
+            return apiKeyHeader;
+        }
+
+        private ClientIdentityResolver resolve(ClientIdentityResolver identity, ClientIdentityResolver address) {
+            if (!(identity instanceof NamedIdentity named)) {
+                return identity;
+            }
+            List<ClientIdentityResolver> resolvers = new ArrayList<>();
+            for (String name : named.names()) {
+                resolvers.add(switch (name) {
+                    case "address" -> address;
+                    case "principal" -> ClientIdentityResolver.principal();
+                    case "global" -> ClientIdentityResolver.global();
+                    case "api-key" -> {
+                        if (apiKeyHeader == null) {
+                            throw new IllegalArgumentException("invalid property " + named.property() + "="
+                                    + String.join(",", named.names()) + "; identity api-key needs the header"
+                                    + " that carries the key: set " + PropertiesReader.API_KEY_HEADER);
+                        }
+                        yield ClientIdentityResolver.apiKey(apiKeyHeader);
+                    }
+                    default -> throw new IllegalStateException("unknown identity " + name); // the reader checked
+                });
+            }
+            return resolvers.size() == 1 ? resolvers.get(0)
+                    : ClientIdentityResolver.firstOf(resolvers.toArray(ClientIdentityResolver[]::new));
         }
     }
 }

@@ -9,15 +9,40 @@ import java.math.BigInteger;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HexFormat;
+import java.util.List;
 
 /**
- * Writes the rate-limit answer of a request: the IETF {@code RateLimit-Policy} and {@code RateLimit}
- * fields (draft-ietf-httpapi-ratelimit-headers-10), the optional legacy trio, {@code Retry-After}, and
- * RFC 9457 problem bodies.
+ * Writes the rate-limit answer of a request: the {@code RateLimit-Policy} and {@code RateLimit} fields
+ * of draft-ietf-httpapi-ratelimit-headers-11, one item per policy that applied, the optional legacy trio,
+ * {@code Retry-After}, and RFC 9457 problem bodies with the draft's problem types.
  *
- * <p>Every number of seconds is rounded up, so a client that waits as told is never early. A degraded
- * grant (the store could not decide and the policy failed open) knows no remaining count: it carries the
- * policy and {@code RateLimit-Degraded: true}, but no {@code RateLimit} field.
+ * <p>Every number of seconds is rounded up, so a client that waits as told is never early.
+ *
+ * <p>{@code t}, the effective window, is "the number of seconds within which the client can use no more
+ * than the available quota" {@code r}. A decision knows {@code r} and how long until the limit is whole
+ * again, which for most algorithms is later than the first moment more than {@code r} is available, so
+ * {@code t} is worked out per algorithm from what the decision carries, and sent only where it is known:
+ * <ul>
+ *   <li>on a refusal, the policy's own retry-after, so {@code Retry-After} (the longest of them) is never
+ *       earlier than the end of a refusing policy's effective window; none for concurrency, whose
+ *       permits can come back at any moment;
+ *   <li>fixed window: until the window ends;
+ *   <li>sliding window: until the next segment boundary, the first moment a permit can return (it does
+ *       if the oldest segment holds one);
+ *   <li>token bucket: until the next refill ({@code resetAfter} less the whole periods still needed after
+ *       it; one period for a full bucket, whose refills start when it is used);
+ *   <li>GCRA: until the next permit is earned ({@code resetAfter} less the emission intervals of the
+ *       permits still missing after it; one interval when the burst is whole);
+ *   <li>sliding log and sliding counter, on a grant: none. The moment the oldest logged permit leaves, or
+ *       the previous window's weight drops a permit, is not part of the decision, and any positive
+ *       {@code t} could be too long.
+ * </ul>
+ * A degraded decision (the store could not decide and the failure mode did) knows no remaining count:
+ * its policy is listed in {@code RateLimit-Policy} and marked by {@code RateLimit-Degraded: true}, but has
+ * no {@code RateLimit} item.
  */
 final class Responses {
     static final String POLICY_HEADER = "RateLimit-Policy";
@@ -29,11 +54,15 @@ final class Responses {
 
     /** Whole seconds, rounded up; never negative. */
     static long ceilSeconds(Duration d) {
-        long millis = Math.max(0, d.toMillis());
-        return millis / 1000 + (millis % 1000 == 0 ? 0 : 1);
+        return ceilSeconds(d.toMillis());
     }
 
-    /** The window a quota applies to, in seconds; -1 for a concurrency limit, which has none. */
+    private static long ceilSeconds(long millis) {
+        long m = Math.max(0, millis);
+        return m / 1000 + (m % 1000 == 0 ? 0 : 1);
+    }
+
+    /** The window a quota applies to ({@code w}), in seconds; -1 for a concurrency limit, which has none. */
     static long windowSeconds(LimitSpec spec) {
         long millis;
         if (spec instanceof LimitSpec.FixedWindow s) {
@@ -49,16 +78,50 @@ final class Responses {
             millis = ((s.tokenLimit() + s.tokensPerPeriod() - 1) / s.tokensPerPeriod()) * s.replenishmentPeriodMillis();
         } else if (spec instanceof LimitSpec.Gcra s) {
             // The time to earn back a whole burst at the sustained rate.
-            millis = multiplyDivideCeil(s.burst(), s.periodMillis(), s.permitsPerPeriod());
+            millis = multiplyDivide(s.burst(), s.periodMillis(), s.permitsPerPeriod(), true);
         } else {
             millis = -1; // concurrency: no window
         }
-        return millis < 0 ? -1 : ceilSeconds(Duration.ofMillis(millis));
+        return millis < 0 ? -1 : ceilSeconds(millis);
     }
 
-    private static long multiplyDivideCeil(long a, long b, long c) {
-        return BigInteger.valueOf(a).multiply(BigInteger.valueOf(b))
-                .add(BigInteger.valueOf(c - 1)).divide(BigInteger.valueOf(c)).longValueExact();
+    /**
+     * The effective window {@code t} of a granted decision, in milliseconds (see the class comment), or -1
+     * when it is not known. A refusal's is its retry-after ({@link #retryAfterSeconds}).
+     */
+    static long effectiveWindowMillis(LimitSpec spec, Lease lease) {
+        long reset = lease.resetAfter().toMillis();
+        long remaining = Math.max(0, lease.remaining());
+        long t;
+        if (spec instanceof LimitSpec.FixedWindow) {
+            t = reset;
+        } else if (spec instanceof LimitSpec.SlidingWindow s) {
+            t = reset - (s.segmentsPerWindow() - 1L) * s.segmentMillis();
+        } else if (spec instanceof LimitSpec.TokenBucket s) {
+            long period = s.replenishmentPeriodMillis();
+            if (remaining >= s.tokenLimit()) {
+                return period;
+            }
+            long periods = (s.tokenLimit() - remaining + s.tokensPerPeriod() - 1) / s.tokensPerPeriod();
+            t = reset - (periods - 1) * period;
+        } else if (spec instanceof LimitSpec.Gcra s) {
+            if (remaining >= s.burst()) {
+                return multiplyDivide(1, s.periodMillis(), s.permitsPerPeriod(), true);
+            }
+            t = reset - multiplyDivide(s.burst() - 1 - remaining, s.periodMillis(), s.permitsPerPeriod(), false);
+        } else {
+            return -1; // sliding log, sliding counter, concurrency
+        }
+        return t > 0 ? t : -1;
+    }
+
+    /** {@code a * b / c}, rounded up or down, without overflow. */
+    private static long multiplyDivide(long a, long b, long c, boolean up) {
+        BigInteger product = BigInteger.valueOf(a).multiply(BigInteger.valueOf(b));
+        if (up) {
+            product = product.add(BigInteger.valueOf(c - 1));
+        }
+        return product.divide(BigInteger.valueOf(c)).longValueExact();
     }
 
     /** An sf-string: the name in double quotes, with {@code "} and {@code \} escaped. */
@@ -74,26 +137,70 @@ final class Responses {
         return sb.append('"').toString();
     }
 
-    /** {@code "name";q=10;w=60} (no {@code w} for a concurrency limit). */
+    /**
+     * {@code "name";q=10;w=60}; for a concurrency limit {@code "name";q=4;qu="concurrent-requests"}, with no
+     * window.
+     */
     static String policyField(RateLimitPolicy policy) {
         long w = windowSeconds(policy.spec());
-        return sfString(policy.name()) + ";q=" + policy.spec().limit() + (w > 0 ? ";w=" + w : "");
+        return sfString(policy.name()) + ";q=" + policy.spec().limit()
+                + (w > 0 ? ";w=" + w : ";qu=\"concurrent-requests\"");
     }
 
-    /** Sets the rate-limit headers for a decision (grant or refusal). */
-    static void rateLimitHeaders(HttpServletResponse response, RateLimitPolicy policy, Lease lease, boolean legacy) {
-        response.setHeader(POLICY_HEADER, policyField(policy));
-        if (lease.isDegraded()) {
-            response.setHeader(DEGRADED_HEADER, "true");
+    /** {@code ;pk=:<base64>:}, the partition (hex SHA-256 of the identity) as an sf-binary. */
+    private static String partitionKey(Decision d) {
+        return ";pk=:" + Base64.getEncoder().encodeToString(HexFormat.of().parseHex(d.partition())) + ":";
+    }
+
+    /** The {@code RateLimit} item of a decision, or null when it has none (degraded, unavailable). */
+    static String limitItem(Decision d, boolean partitionKeys) {
+        Lease lease = d.lease();
+        if (lease == null || lease.isDegraded()) {
+            return null;
+        }
+        long t;
+        if (lease.isAcquired()) {
+            long millis = effectiveWindowMillis(d.policy().spec(), lease);
+            t = millis < 0 ? -1 : ceilSeconds(millis);
+        } else {
+            t = lease.retryAfter().isPresent() ? retryAfterSeconds(lease) : -1;
+        }
+        return sfString(d.policy().name()) + ";r=" + Math.max(0, lease.remaining()) + (t >= 0 ? ";t=" + t : "")
+                + (partitionKeys ? partitionKey(d) : "");
+    }
+
+    /** Sets the rate-limit headers for the decisions of a request (granted or refused), unless switched off. */
+    static void rateLimitHeaders(HttpServletResponse response, List<Decision> decisions, RateLimitFilterConfig cfg) {
+        if (!cfg.headers() || decisions.isEmpty()) {
             return;
         }
-        long remaining = Math.max(0, lease.remaining());
-        long reset = ceilSeconds(lease.resetAfter());
-        response.setHeader(RATELIMIT_HEADER, sfString(policy.name()) + ";r=" + remaining + ";t=" + reset);
-        if (legacy) {
-            response.setHeader("RateLimit-Limit", Long.toString(policy.spec().limit()));
-            response.setHeader("RateLimit-Remaining", Long.toString(remaining));
-            response.setHeader("RateLimit-Reset", Long.toString(reset));
+        List<String> policies = new ArrayList<>(decisions.size());
+        List<String> limits = new ArrayList<>(decisions.size());
+        boolean degraded = false;
+        Decision tightest = null;
+        for (Decision d : decisions) {
+            policies.add(policyField(d.policy()) + (cfg.partitionKeys() ? partitionKey(d) : ""));
+            String item = limitItem(d, cfg.partitionKeys());
+            if (item != null) {
+                limits.add(item);
+                if (tightest == null || d.lease().remaining() < tightest.lease().remaining()) {
+                    tightest = d;
+                }
+            }
+            degraded |= d.outcome() == Decision.Outcome.DEGRADED;
+        }
+        response.setHeader(POLICY_HEADER, String.join(", ", policies));
+        if (!limits.isEmpty()) {
+            response.setHeader(RATELIMIT_HEADER, String.join(", ", limits));
+        }
+        if (degraded) {
+            response.setHeader(DEGRADED_HEADER, "true");
+        }
+        if (cfg.legacyHeaders() && tightest != null) {
+            // One value each: the policy closest to exhaustion, as the draft suggests when only one is shown.
+            response.setHeader("RateLimit-Limit", Long.toString(tightest.policy().spec().limit()));
+            response.setHeader("RateLimit-Remaining", Long.toString(Math.max(0, tightest.lease().remaining())));
+            response.setHeader("RateLimit-Reset", Long.toString(ceilSeconds(tightest.lease().resetAfter())));
         }
     }
 
@@ -102,31 +209,61 @@ final class Responses {
         return Math.max(1, lease.retryAfter().map(Responses::ceilSeconds).orElse(1L));
     }
 
-    /** Answers {@code 429 Too Many Requests} with {@code Retry-After} and a problem body. */
-    static void tooManyRequests(HttpServletResponse response, RateLimitPolicy policy, Lease lease, boolean legacy,
-            URI type) throws IOException {
-        long retryAfter = retryAfterSeconds(lease);
+    /**
+     * Answers {@code 429 Too Many Requests}: {@code Retry-After} the longest wait among the refusing
+     * policies, the headers of every policy, and a quota-exceeded problem body naming the refusing ones.
+     */
+    static void tooManyRequests(HttpServletResponse response, List<Decision> decisions, RateLimitFilterConfig cfg)
+            throws IOException {
+        long retryAfter = 1;
+        List<String> violated = new ArrayList<>();
+        for (Decision d : decisions) {
+            if (d.refuses()) {
+                retryAfter = Math.max(retryAfter, retryAfterSeconds(d.lease()));
+                violated.add(d.policy().name());
+            }
+        }
         response.setStatus(429);
-        rateLimitHeaders(response, policy, lease, legacy);
+        rateLimitHeaders(response, decisions, cfg);
         response.setHeader("Retry-After", Long.toString(retryAfter));
-        String detail = "The rate limit of policy '" + policy.name() + "' is exhausted; retry after " + retryAfter
-                + (retryAfter == 1 ? " second." : " seconds.");
-        problem(response, type, 429, "Too Many Requests", detail, policy.name(), retryAfter);
+        String detail = (violated.size() == 1 ? "The rate limit of policy " + quoted(violated) + " is exhausted"
+                : "The rate limits of policies " + quoted(violated) + " are exhausted")
+                + "; retry after " + retryAfter + (retryAfter == 1 ? " second." : " seconds.");
+        problem(response, cfg.problemType(), 429, "Too Many Requests", detail, violated, retryAfter);
     }
 
-    /** Answers {@code 503 Service Unavailable} when no decision could be had (failure mode THROW). */
-    static void unavailable(HttpServletResponse response, RateLimitPolicy policy, URI type) throws IOException {
+    /** Answers {@code 503 Service Unavailable} when a policy under failure mode THROW got no decision. */
+    static void unavailable(HttpServletResponse response, List<Decision> decisions, RateLimitFilterConfig cfg)
+            throws IOException {
+        List<String> violated = new ArrayList<>();
+        for (Decision d : decisions) {
+            if (d.unavailable()) {
+                violated.add(d.policy().name());
+            }
+        }
         response.setStatus(503);
+        rateLimitHeaders(response, decisions, cfg);
         response.setHeader("Retry-After", "1");
-        problem(response, type, 503, "Service Unavailable",
-                "No rate-limit decision could be made for policy '" + policy.name() + "'; try again shortly.",
-                policy.name(), 1);
+        problem(response, RateLimitFilterConfig.TEMPORARY_REDUCED_CAPACITY, 503, "Service Unavailable",
+                "No rate-limit decision could be made for " + (violated.size() == 1 ? "policy " : "policies ")
+                        + quoted(violated) + "; try again shortly.", violated, 1);
+    }
+
+    private static String quoted(List<String> names) {
+        List<String> q = new ArrayList<>(names.size());
+        names.forEach(n -> q.add("'" + n + "'"));
+        return String.join(", ", q);
     }
 
     private static void problem(HttpServletResponse response, URI type, int status, String title, String detail,
-            String policy, long retryAfter) throws IOException {
+            List<String> violated, long retryAfter) throws IOException {
+        StringBuilder policies = new StringBuilder("[");
+        for (String name : violated) {
+            policies.append(policies.length() > 1 ? "," : "").append(json(name));
+        }
         String body = "{\"type\":" + json(type.toString()) + ",\"title\":" + json(title) + ",\"status\":" + status
-                + ",\"detail\":" + json(detail) + ",\"policy\":" + json(policy) + ",\"retryAfter\":" + retryAfter + "}";
+                + ",\"detail\":" + json(detail) + ",\"violated-policies\":" + policies.append(']')
+                + ",\"retryAfter\":" + retryAfter + "}";
         byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
         response.setHeader("Cache-Control", "no-store");
         response.setContentType(PROBLEM_JSON);

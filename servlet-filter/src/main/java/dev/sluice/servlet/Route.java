@@ -1,31 +1,38 @@
 package dev.sluice.servlet;
 
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * Which requests a policy applies to, and what each costs. Immutable.
+ * Which requests one or more policies apply to, and what each such request costs. Immutable.
  *
  * <p>Patterns are matched against the request path inside the web application (servlet path plus path
- * info, as decoded and normalized by the container): an exact path such as {@code /login}, a prefix
- * such as {@code /api/*} (which matches {@code /api} and everything below it), or {@code /*} for every
- * path. An empty method set matches every method.
+ * info, as decoded by the container): an exact path such as {@code /login}, a prefix such as
+ * {@code /api/*} (which matches {@code /api} and everything below it), or {@code /*} for every path.
+ * By default the comparison is canonical, so that spellings an application serves as the same endpoint
+ * match too ({@code /login/}, {@code /LOGIN}, {@code /login%20}, {@code /login.json}, ...; the module's
+ * README has the full table); {@link RateLimitFilterConfig.Builder#strictMatching(boolean)} compares the
+ * container's path exactly instead. An empty method set matches every method; methods are compared
+ * case-insensitively with the method the container reports, and a {@code HEAD} request matches a route
+ * for {@code GET}, because {@code HttpServlet} answers {@code HEAD} by running {@code doGet}.
  *
  * @param pattern an exact path or a prefix ending in {@code /*}
  * @param methods upper-case HTTP methods; empty for all
- * @param policy the name of the {@link RateLimitPolicy} to apply
- * @param cost permits each matching request takes; at least 1
+ * @param policies the names of the {@link RateLimitPolicy policies} to apply, in order; at least one
+ * @param cost permits each matching request takes from each of the policies; at least 1
  */
-public record Route(String pattern, Set<String> methods, String policy, long cost) {
+public record Route(String pattern, Set<String> methods, List<String> policies, long cost) {
 
     /**
      * Validates the route.
      *
-     * @throws NullPointerException if an argument is null
-     * @throws IllegalArgumentException naming the bad pattern, method or cost
+     * @throws NullPointerException if an argument or a policy name is null
+     * @throws IllegalArgumentException naming the bad pattern, method, policy list or cost
      */
     public Route {
         checkPattern(pattern);
@@ -35,40 +42,85 @@ public record Route(String pattern, Set<String> methods, String policy, long cos
             upper.add(checkMethod(m));
         }
         methods = Set.copyOf(upper);
-        Objects.requireNonNull(policy, "policy");
+        Objects.requireNonNull(policies, "policies");
+        List<String> names = new ArrayList<>();
+        for (String p : policies) {
+            Objects.requireNonNull(p, "policy");
+            if (names.contains(p)) {
+                throw new IllegalArgumentException("route " + pattern + " names policy '" + p + "' twice");
+            }
+            names.add(p);
+        }
+        if (names.isEmpty()) {
+            throw new IllegalArgumentException("route " + pattern + " must name at least one policy, named none");
+        }
+        policies = List.copyOf(names);
         if (cost < 1) {
             throw new IllegalArgumentException("route cost must be at least 1, was " + cost + " (route " + pattern + ")");
         }
     }
 
-    /** A route for every method with cost 1. */
-    public static Route of(String pattern, String policy) {
-        return new Route(pattern, Set.of(), policy, 1);
+    /** A route for every method with cost 1 that applies {@code policy} and then each of {@code morePolicies}. */
+    public static Route of(String pattern, String policy, String... morePolicies) {
+        List<String> all = new ArrayList<>();
+        all.add(policy);
+        all.addAll(Arrays.asList(morePolicies));
+        return new Route(pattern, Set.of(), all, 1);
     }
 
     /** This route restricted to the given methods (case-insensitive). */
     public Route withMethods(String... methods) {
-        return new Route(pattern, Set.copyOf(Arrays.asList(methods)), policy, cost);
+        return new Route(pattern, Set.copyOf(Arrays.asList(methods)), policies, cost);
     }
 
-    /** This route with each request taking {@code cost} permits. */
+    /** This route with each request taking {@code cost} permits from each of its policies. */
     public Route withCost(long cost) {
-        return new Route(pattern, methods, policy, cost);
+        return new Route(pattern, methods, policies, cost);
     }
 
-    /** True if this route applies to a request with this method and path. */
+    /**
+     * True if this route applies to a request with this method and path, matched canonically (the
+     * default; see the class comment).
+     */
     public boolean matches(String method, String path) {
-        if (!methods.isEmpty() && !methods.contains(method.toUpperCase(Locale.ROOT))) {
-            return false;
+        Objects.requireNonNull(method, "method");
+        Objects.requireNonNull(path, "path");
+        String m = method.toUpperCase(Locale.ROOT);
+        return matchesMethod(m.equals("HEAD") ? Set.of(m, "GET") : Set.of(m))
+                && matchesPath(Paths.canonical(path), Paths.canonical(base()), false);
+    }
+
+    /** True if no method is named, or one of {@code requestMethods} (upper case) is. */
+    boolean matchesMethod(Set<String> requestMethods) {
+        if (methods.isEmpty()) {
+            return true;
         }
+        for (String m : requestMethods) {
+            if (methods.contains(m)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * True if {@code path} is this route's: canonical paths against the canonical {@code base}, or (exact)
+     * the container's path against the pattern's base as written.
+     */
+    boolean matchesPath(String path, String base, boolean exact) {
         if (pattern.equals("/*")) {
             return true;
         }
-        if (pattern.endsWith("/*")) {
-            String base = pattern.substring(0, pattern.length() - 2);
-            return path.equals(base) || path.startsWith(base + "/");
+        boolean prefix = pattern.endsWith("/*");
+        if (exact) {
+            return path.equals(base) || (prefix && path.startsWith(base + "/"));
         }
-        return path.equals(pattern);
+        return Paths.sameEndpoint(path, base) || (prefix && path.startsWith(base.equals("/") ? "/" : base + "/"));
+    }
+
+    /** The pattern without its trailing {@code /*}. */
+    String base() {
+        return pattern.endsWith("/*") ? pattern.substring(0, pattern.length() - 2) : pattern;
     }
 
     private static void checkPattern(String pattern) {

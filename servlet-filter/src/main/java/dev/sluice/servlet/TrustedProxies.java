@@ -15,7 +15,8 @@ import java.util.Objects;
  * {@code fd00::/8}); host names are refused, so nothing here ever does a DNS lookup. The client address
  * of a request is its direct peer unless that peer is trusted; then it is the right-most
  * {@code X-Forwarded-For} entry that is not itself a trusted proxy, since every entry to its left could
- * have been written by the client.
+ * have been written by the client. Reading the header is bounded whatever its size (see
+ * {@link #clientAddress}).
  */
 public final class TrustedProxies {
     private static final TrustedProxies NONE = new TrustedProxies(List.of(), List.of());
@@ -62,9 +63,98 @@ public final class TrustedProxies {
             return false;
         }
         byte[] bytes = parseLiteral(address);
-        if (bytes == null) {
-            return false;
+        return bytes != null && isTrusted(bytes);
+    }
+
+    /**
+     * The client's address: {@code remoteAddress} unless it is trusted, else the right-most entry of the
+     * {@code X-Forwarded-For} values that is not trusted (or the left-most examined, if all are), in its
+     * canonical form. Also:
+     * <ul>
+     *   <li>an address that is not an IP literal (a Unix socket path, a host name, garbage) is
+     *       {@value #UNKNOWN}, one shared identity, so it cannot be varied to escape a budget;
+     *   <li>a forwarded entry that is not an IP literal ({@code unknown}, an obfuscated {@code _hidden},
+     *       anything longer than {@value #MAX_HOP_LENGTH} characters) stops the walk: the trusted proxy
+     *       that wrote it is taken as the client, since nothing it reports can be believed;
+     *   <li>at most {@value #MAX_HOPS} entries are examined, from the right; if all of them are trusted,
+     *       the left-most of those is the client.
+     * </ul>
+     * The values are scanned from the end without splitting them, so neither time nor memory grows with
+     * anything but the header's length, whatever the client put to the left.
+     *
+     * @param remoteAddress the direct peer's address
+     * @param forwardedFor the {@code X-Forwarded-For} header values, in order; may be empty
+     */
+    public String clientAddress(String remoteAddress, List<String> forwardedFor) {
+        Objects.requireNonNull(remoteAddress, "remoteAddress");
+        Objects.requireNonNull(forwardedFor, "forwardedFor");
+        byte[] peer = parseLiteral(remoteAddress);
+        if (peer == null) {
+            return UNKNOWN;
         }
+        String reporter = text(peer);
+        if (!isTrusted(peer)) {
+            return reporter;
+        }
+        int examined = 0;
+        for (int v = forwardedFor.size() - 1; v >= 0; v--) {
+            String value = Objects.requireNonNull(forwardedFor.get(v), "forwardedFor value");
+            int end = value.length();
+            while (end >= 0) {
+                int comma = value.lastIndexOf(',', end - 1);
+                int from = comma + 1;
+                int to = end;
+                end = comma;
+                while (from < to && value.charAt(from) <= ' ') {
+                    from++;
+                }
+                while (to > from && value.charAt(to - 1) <= ' ') {
+                    to--;
+                }
+                if (from == to) {
+                    continue; // an empty list element
+                }
+                if (++examined > MAX_HOPS) {
+                    return reporter;
+                }
+                byte[] hop = to - from > MAX_HOP_LENGTH ? null : parseLiteral(stripPort(value.substring(from, to)));
+                if (hop == null) {
+                    return reporter;
+                }
+                reporter = text(hop);
+                if (!isTrusted(hop)) {
+                    return reporter;
+                }
+            }
+        }
+        return reporter;
+    }
+
+    /**
+     * {@code address} (canonical, as {@link #clientAddress} answers) with an IPv6 address cut to its first
+     * {@code ipv6PrefixBits} bits, as {@code <network>/<bits>}; IPv4 and {@value #UNKNOWN} as they are.
+     */
+    static String grouped(String address, int ipv6PrefixBits) {
+        byte[] bytes = parseLiteral(address);
+        if (bytes == null || bytes.length == 4 || ipv6PrefixBits >= 128) {
+            return address;
+        }
+        for (int bit = ipv6PrefixBits; bit < 128; bit++) {
+            bytes[bit / 8] &= (byte) ~(0x80 >>> (bit % 8));
+        }
+        return text(bytes) + "/" + ipv6PrefixBits;
+    }
+
+    /** The identity of every address that is not an IP literal. */
+    static final String UNKNOWN = "unknown";
+
+    /** Forwarded entries examined at most, from the right. */
+    static final int MAX_HOPS = 64;
+
+    /** The longest forwarded entry read as an address: a bracketed IPv6 literal with a port and zone fits. */
+    static final int MAX_HOP_LENGTH = 64;
+
+    private boolean isTrusted(byte[] bytes) {
         for (Range r : ranges) {
             if (r.contains(bytes)) {
                 return true;
@@ -73,37 +163,12 @@ public final class TrustedProxies {
         return false;
     }
 
-    /**
-     * The client's address: {@code remoteAddress} unless it is trusted, else the right-most entry of the
-     * {@code X-Forwarded-For} values that is not trusted (or the left-most, if all are).
-     *
-     * @param remoteAddress the direct peer's address
-     * @param forwardedFor the {@code X-Forwarded-For} header values, in order; may be empty
-     */
-    public String clientAddress(String remoteAddress, List<String> forwardedFor) {
-        Objects.requireNonNull(remoteAddress, "remoteAddress");
-        Objects.requireNonNull(forwardedFor, "forwardedFor");
-        if (!isTrusted(remoteAddress)) {
-            return canonical(remoteAddress);
+    private static String text(byte[] bytes) {
+        try {
+            return InetAddress.getByAddress(bytes).getHostAddress();
+        } catch (UnknownHostException e) {
+            throw new IllegalStateException("an address of " + bytes.length + " bytes", e); // 4 or 16: never
         }
-        List<String> hops = new ArrayList<>();
-        for (String value : forwardedFor) {
-            for (String hop : value.split(",")) {
-                String h = stripPort(hop.strip());
-                if (!h.isEmpty()) {
-                    hops.add(h);
-                }
-            }
-        }
-        if (hops.isEmpty()) {
-            return canonical(remoteAddress);
-        }
-        for (int i = hops.size() - 1; i >= 0; i--) {
-            if (!isTrusted(hops.get(i))) {
-                return canonical(hops.get(i));
-            }
-        }
-        return canonical(hops.get(0));
     }
 
     @Override
@@ -111,17 +176,13 @@ public final class TrustedProxies {
         return "TrustedProxies" + entries;
     }
 
-    /** The canonical text of an IP literal, so that spellings of one address share a budget; else as given. */
+    /**
+     * The canonical text of an IP literal, so that spellings of one address share a budget; {@value #UNKNOWN}
+     * for anything else.
+     */
     static String canonical(String address) {
         byte[] bytes = parseLiteral(address);
-        if (bytes == null) {
-            return address;
-        }
-        try {
-            return InetAddress.getByAddress(bytes).getHostAddress();
-        } catch (UnknownHostException e) {
-            return address;
-        }
+        return bytes == null ? UNKNOWN : text(bytes);
     }
 
     /** Removes a port ({@code 1.2.3.4:80}) or brackets ({@code [::1]:80}) from a forwarded hop. */
@@ -137,22 +198,39 @@ public final class TrustedProxies {
         return hop;
     }
 
-    /** The bytes of an IPv4 or IPv6 literal (IPv4-mapped IPv6 as IPv4), or null; never resolves a name. */
+    /**
+     * The bytes of an IPv4 or IPv6 literal (IPv4-mapped IPv6 as IPv4; an IPv6 zone is ignored), or null;
+     * never resolves a name. Only ASCII hex digits, {@code :} and {@code .} reach
+     * {@link InetAddress#getByName}, which parses such a string (it starts with a hex digit or {@code :}
+     * and holds a {@code :}) as a literal and never looks it up: other characters (non-ASCII digits, a
+     * leading {@code .} or {@code %}) would send it to DNS.
+     */
     static byte[] parseLiteral(String s) {
-        if (s.isEmpty()) {
+        if (s.isEmpty() || s.length() > MAX_HOP_LENGTH) {
             return null;
         }
         if (s.indexOf(':') >= 0) {
             String v6 = s.startsWith("[") && s.endsWith("]") ? s.substring(1, s.length() - 1) : s;
+            int zone = v6.indexOf('%');
+            if (zone >= 0) {
+                v6 = v6.substring(0, zone);
+            }
+            if (v6.isEmpty()) {
+                return null;
+            }
             for (int i = 0; i < v6.length(); i++) {
                 char c = v6.charAt(i);
-                boolean ok = Character.digit(c, 16) >= 0 || c == ':' || c == '.' || c == '%';
+                boolean ok = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F') || c == ':'
+                        || c == '.';
                 if (!ok) {
                     return null;
                 }
             }
+            if (v6.indexOf(':') < 0 || v6.charAt(0) == '.') {
+                return null;
+            }
             try {
-                return InetAddress.getByName(v6).getAddress(); // a literal with ':' is parsed, never looked up
+                return InetAddress.getByName(v6).getAddress();
             } catch (UnknownHostException e) {
                 return null;
             }

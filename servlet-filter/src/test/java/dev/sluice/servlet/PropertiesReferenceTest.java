@@ -31,8 +31,7 @@ final class PropertiesReferenceTest {
 
     @Test
     void table_namesEveryPropertyTheReaderKnows() throws Exception {
-        Set<String> known = new TreeSet<>(Set.of(PropertiesReader.API_KEY_HEADER, PropertiesReader.TRUSTED_PROXIES,
-                PropertiesReader.LEGACY_HEADERS, PropertiesReader.PROBLEM_TYPE));
+        Set<String> known = new TreeSet<>(PropertiesReader.TOP_LEVEL);
         PropertiesReader.COMMON_POLICY_KEYS.forEach(k -> known.add("sluice.policies.<name>." + k));
         PropertiesReader.ALGORITHM_KEYS.values().forEach(keys -> keys.forEach(k -> known.add("sluice.policies.<name>." + k)));
         PropertiesReader.ROUTE_KEYS.forEach(k -> known.add("sluice.routes.<id>." + k));

@@ -93,7 +93,7 @@ final class RateLimitFilterConfigTest {
         assertEquals(Duration.ofMillis(200), c.policies().get("c").options().decisionTimeout());
         assertEquals(1, c.policies().get("c").options().maxRetries());
         // Numeric route ids in numeric order: 2 before 10.
-        assertEquals(List.of(new Route("/login", Set.of("GET", "POST"), "login", 2), Route.of("/api/*", "tb")),
+        assertEquals(List.of(new Route("/login", Set.of("GET", "POST"), List.of("login"), 2), Route.of("/api/*", "tb")),
                 c.routes());
         assertTrue(c.legacyHeaders());
         assertEquals("https://example.com/problems/rate-limited", c.problemType().toString());
@@ -257,7 +257,12 @@ final class RateLimitFilterConfigTest {
         Route exact = Route.of("/login", "p").withMethods("post");
         assertTrue(exact.matches("POST", "/login"));
         assertTrue(!exact.matches("GET", "/login"));
-        assertTrue(!exact.matches("POST", "/login/"));
+        assertTrue(exact.matches("POST", "/login/")); // canonical: the endpoint an application serves there
+        assertTrue(exact.matches("post", "/LOGIN;jsessionid=1"));
+        assertTrue(exact.matches("POST", "/login.json"));
+        assertTrue(!exact.matches("POST", "/login/x"));
+        assertTrue(!exact.matches("POST", "/loginx"));
+        assertTrue(Route.of("/api/search", "p").withMethods("GET").matches("HEAD", "/api/search"));
         assertTrue(Route.of("/*", "p").matches("DELETE", "/anything"));
     }
 
@@ -278,6 +283,67 @@ final class RateLimitFilterConfigTest {
 
     @Test
     void policyNameWithQuote_escapedInHeader() {
-        assertEquals("\"a\\\"b\";q=3", Responses.policyField(RateLimitPolicy.of("a\"b", LimitSpec.concurrency(3))));
+        assertEquals("\"a\\\"b\";q=3;qu=\"concurrent-requests\"",
+                Responses.policyField(RateLimitPolicy.of("a\"b", LimitSpec.concurrency(3))));
+    }
+
+    @Test
+    void fromProperties_edgeSettings() {
+        RateLimitFilterConfig c = RateLimitFilterConfig.fromProperties(props(LOGIN + """
+                sluice.policies.other.algorithm=concurrency
+                sluice.policies.other.permit-limit=4
+                sluice.routes.1.pattern=/api/*
+                sluice.routes.1.policy=login, other
+                sluice.routes.1.cost=4
+                sluice.strict-matching=true
+                sluice.shadow=true
+                sluice.headers.enabled=false
+                sluice.headers.partition-key=true
+                sluice.client.ipv6-prefix=48
+                """));
+        assertEquals(List.of(new Route("/api/*", Set.of(), List.of("login", "other"), 4)), c.routes());
+        assertTrue(c.strictMatching());
+        assertTrue(c.shadow());
+        assertTrue(!c.headers());
+        assertTrue(c.partitionKeys());
+        assertEquals(48, c.ipv6Prefix());
+        assertEquals(RateLimitFilterConfig.QUOTA_EXCEEDED, RateLimitFilterConfig.builder().build().problemType());
+    }
+
+    @Test
+    void routeWithSeveralPolicies_costAboveTheLowestLimit_refused() {
+        assertEquals("invalid property sluice.routes.1.cost='5'; expected a whole number between 1 and 4 (the lowest"
+                        + " limit of policies 'login,other')",
+                error(LOGIN + "sluice.policies.other.algorithm=concurrency\nsluice.policies.other.permit-limit=4\n"
+                        + "sluice.routes.1.pattern=/x\nsluice.routes.1.policy=login,other\nsluice.routes.1.cost=5\n"));
+    }
+
+    @Test
+    void routeWithSeveralPolicies_oneUnknown_refused() {
+        assertEquals("invalid property sluice.routes.1.policy='login,,x'; expected one of the defined policies [login],"
+                        + " or several separated by commas",
+                error(LOGIN + "sluice.routes.1.pattern=/x\nsluice.routes.1.policy=login,,x\n"));
+    }
+
+    @Test
+    void route_samePolicyTwice_refused() {
+        assertEquals("route /x names policy 'p' twice",
+                assertThrows(IllegalArgumentException.class, () -> Route.of("/x", "p", "p")).getMessage());
+    }
+
+    @Test
+    void badShadowAndSwitches_refused() {
+        assertEquals("invalid property sluice.policies.login.shadow='on'; expected true or false",
+                error(LOGIN + "sluice.policies.login.shadow=on\n"));
+        assertEquals("invalid property sluice.strict-matching='1'; expected true or false",
+                error("sluice.strict-matching=1"));
+        assertEquals("invalid property sluice.headers.enabled='no'; expected true or false",
+                error("sluice.headers.enabled=no"));
+    }
+
+    @Test
+    void unknownTopLevelKey_listsEveryKnownOne() {
+        String m = error("sluice.header.enabled=false");
+        assertTrue(m.contains(PropertiesReader.TOP_LEVEL.toString()), m);
     }
 }

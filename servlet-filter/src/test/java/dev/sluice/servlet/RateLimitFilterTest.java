@@ -96,8 +96,8 @@ final class RateLimitFilterTest {
 
         assertEquals("\"bucket\";q=10;w=15", header(server.get("/bucket"), "RateLimit-Policy"));
         HttpResponse<String> slots = server.get("/slots");
-        assertEquals("\"slots\";q=4", header(slots, "RateLimit-Policy"));
-        assertTrue(header(slots, "RateLimit").startsWith("\"slots\";r=3;t="), header(slots, "RateLimit"));
+        assertEquals("\"slots\";q=4;qu=\"concurrent-requests\"", header(slots, "RateLimit-Policy"));
+        assertEquals("\"slots\";r=3", header(slots, "RateLimit")); // no window: a release can come at any time
     }
 
     // ---- refusals ----
@@ -115,9 +115,10 @@ final class RateLimitFilterTest {
         assertEquals("60", header(refused, "Retry-After"));
         assertEquals("\"login\";r=0;t=60", header(refused, "RateLimit"));
         assertEquals("\"login\";q=2;w=60", header(refused, "RateLimit-Policy"));
-        assertEquals("{\"type\":\"about:blank\",\"title\":\"Too Many Requests\",\"status\":429,"
+        assertEquals("{\"type\":\"https://iana.org/assignments/http-problem-types#quota-exceeded\","
+                + "\"title\":\"Too Many Requests\",\"status\":429,"
                 + "\"detail\":\"The rate limit of policy 'login' is exhausted; retry after 60 seconds.\","
-                + "\"policy\":\"login\",\"retryAfter\":60}", refused.body());
+                + "\"violated-policies\":[\"login\"],\"retryAfter\":60}", refused.body());
     }
 
     @Test
@@ -152,9 +153,9 @@ final class RateLimitFilterTest {
     // ---- identity ----
 
     @Test
-    void apiKey_identifiesClient_eachKeyItsOwnBudget_hashed() throws Exception {
+    void apiKey_configured_identifiesClient_eachKeyItsOwnBudget_hashed() throws Exception {
         serve(RateLimitFilterConfig.builder().policy("p", LimitSpec.fixedWindow(1, Duration.ofMinutes(1)))
-                .route("/*", "p").build());
+                .route("/*", "p").apiKeyHeader("X-Api-Key").build());
 
         assertEquals(200, server.get("/x", "X-Api-Key", "key-a").statusCode());
         assertEquals(429, server.get("/x", "X-Api-Key", "key-a").statusCode());
@@ -368,9 +369,9 @@ final class RateLimitFilterTest {
             HttpResponse<String> r = server.get("/x");
             assertEquals(503, r.statusCode());
             assertEquals("application/problem+json", header(r, "Content-Type").replaceAll(";.*", ""));
-            assertTrue(r.body().startsWith("{\"type\":\"about:blank\",\"title\":\"Service Unavailable\",\"status\":503,"),
-                    r.body());
-            assertTrue(r.body().contains("\"policy\":\"p\""), r.body());
+            assertTrue(r.body().startsWith("{\"type\":\"https://iana.org/assignments/http-problem-types"
+                    + "#temporary-reduced-capacity\",\"title\":\"Service Unavailable\",\"status\":503,"), r.body());
+            assertTrue(r.body().contains("\"violated-policies\":[\"p\"]"), r.body());
             assertFalse(r.body().contains("Exception"), r.body());
         }
     }

@@ -57,7 +57,51 @@ final class TrustedProxiesTest {
     }
 
     @Test
-    void clientAddress_garbageEntry_usedAsIsSinceUntrusted() {
-        assertEquals("unknown", proxies.clientAddress("10.0.0.1", List.of("1.1.1.1, unknown")));
+    void clientAddress_garbageEntry_theProxyThatWroteItIsTheClient() {
+        assertEquals("10.0.0.1", proxies.clientAddress("10.0.0.1", List.of("1.1.1.1, unknown")));
+        assertEquals("10.0.0.2", proxies.clientAddress("10.0.0.1", List.of("1.1.1.1, _hidden, 10.0.0.2")));
+    }
+
+    /** At most the 64 right-most entries are examined; if all are trusted, the left-most of those answers. */
+    @Test
+    void clientAddress_moreTrustedHopsThanExamined_theLeftMostExamined() {
+        StringBuilder hops = new StringBuilder("203.0.113.9");
+        for (int i = 100; i > 0; i--) {
+            hops.append(", 10.0.0.").append(i);
+        }
+        assertEquals("10.0.0.64", proxies.clientAddress("10.0.0.200", List.of(hops.toString())));
+    }
+
+    @Test
+    void clientAddress_valuesScannedFromTheLastHeaderLine() {
+        assertEquals("5.6.7.8", proxies.clientAddress("10.0.0.1", List.of("1.1.1.1", "5.6.7.8, 10.0.0.3", "10.0.0.2")));
+        assertEquals("10.0.0.2", proxies.clientAddress("10.0.0.1", List.of("5.6.7.8", "x".repeat(100_000) + ", 10.0.0.2")));
+    }
+
+    @Test
+    void clientAddress_untrustedOrInvalidPeer() {
+        assertEquals("unknown", proxies.clientAddress("", List.of("1.1.1.1")));
+        assertEquals("unknown", proxies.clientAddress("/run/app.sock", List.of("1.1.1.1")));
+        assertEquals("0:0:0:0:0:0:0:1", proxies.clientAddress("[::1]", List.of("1.1.1.1")));
+    }
+
+    /** Only ASCII hex digits, ':' and '.' reach InetAddress, which would send anything else to DNS. */
+    @Test
+    void parseLiteral_neverAName() {
+        for (String s : List.of("..:", ".::1", "%eth0", "%:", "\u0661::1", "\u0663.\u0663.\u0663.\u0663", "example.com",
+                "localhost", "::g", "1::2::3", "[::1", "x".repeat(70), "1.2.3.4.5", "256.1.1.1", "-1.2.3.4")) {
+            assertEquals(null, TrustedProxies.parseLiteral(s), s);
+        }
+        assertEquals(16, TrustedProxies.parseLiteral("fe80::1%eth0").length);
+        assertEquals(4, TrustedProxies.parseLiteral("::ffff:10.0.0.1").length);
+    }
+
+    @Test
+    void grouped_ipv6ByPrefix_ipv4AsItIs() {
+        assertEquals("2001:db8:1:200:0:0:0:0/56", TrustedProxies.grouped("2001:db8:1:2ff:a:b:c:d", 56));
+        assertEquals("2001:db8:1:2ff:a:b:c:d", TrustedProxies.grouped("2001:db8:1:2ff:a:b:c:d", 128));
+        assertEquals("2001:db8:8000:0:0:0:0:0/33", TrustedProxies.grouped("2001:db8:ffff::1", 33)); // one bit of ffff kept
+        assertEquals("203.0.113.7", TrustedProxies.grouped("203.0.113.7", 64));
+        assertEquals("unknown", TrustedProxies.grouped("unknown", 64));
     }
 }

@@ -17,7 +17,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>Meters, tagged by limiter name (for a partitioned limiter, its policy; never the key):
  * <ul>
  *   <li>{@code sluice.decisions} — a timer of decisions handed to callers, tagged
- *       {@code result=granted|refused|degraded}; its count is the number of decisions;
+ *       {@code result=granted|refused|degraded|shadow_refused} (the last from callers that let a
+ *       refusal through, such as the servlet filter's shadow mode); its count is the number of decisions;
  *   <li>{@code sluice.queue.permits} — a gauge of permits waiting in the local queue.
  * </ul>
  */
