@@ -32,7 +32,7 @@ final class RuntimeSettingsTest {
                     LimiterOptions.builder().failureMode(FailureMode.DENY).decisionTimeout(Duration.ofMillis(20)).build());
             Lease lease = limiter.acquireAsync(1).get(10, TimeUnit.SECONDS);
             assertTrue(lease.isDegraded() && !lease.isAcquired(), "the deadline passed: " + lease);
-X
+            assertTrue(mine.getTaskCount() >= 1, "the deadline was scheduled on the caller's scheduler");
             limiters.close();
             assertFalse(mine.isShutdown(), "Sluice never shuts down a scheduler it was given");
         } finally {
