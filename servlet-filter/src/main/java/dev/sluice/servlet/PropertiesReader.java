@@ -42,7 +42,8 @@ final class PropertiesReader {
     static final List<String> TOP_LEVEL = List.of(IDENTITY, API_KEY_HEADER, TRUSTED_PROXIES, IPV6_PREFIX,
             STRICT_MATCHING, SHADOW, HEADERS, PARTITION_KEY, LEGACY_HEADERS, PROBLEM_TYPE);
 
-    static final List<String> ALGORITHMS = LimitSpec.ALGORITHMS;
+    // A composite is no algorithm of its own here: a route names several policies instead.
+    static final List<String> ALGORITHMS = LimitSpec.ALGORITHMS.stream().filter(a -> !a.equals(LimitSpec.ALL_OF)).toList();
     static final Set<String> COMMON_POLICY_KEYS = Set.of("algorithm", "queue-limit", "failure-mode",
             "decision-timeout", "max-retries", "identity", "shadow");
     static final Map<String, Set<String>> ALGORITHM_KEYS = Map.of(
