@@ -3,6 +3,7 @@ package dev.sluice.hazelcast;
 import com.hazelcast.core.HazelcastInstance;
 import dev.sluice.limiter.Keys;
 import dev.sluice.limiter.RateLimiters;
+import dev.sluice.limiter.RuntimeSettings;
 import dev.sluice.limiter.spi.RateLimiterRuntime;
 import java.util.Objects;
 import java.util.concurrent.Executor;
@@ -96,6 +97,24 @@ public final class HazelcastRateLimiters {
         return create(new HazelcastDecisionStore(hazelcast, mapName, coalescing, callbackExecutor), keyPrefix);
     }
 
+    /**
+     * Like {@link #create(HazelcastInstance, String, String, HazelcastCoalescing, Executor)}, with the
+     * runtime on {@code settings}' ticker and scheduler ({@link RuntimeSettings}); a {@code null}
+     * {@code callbackExecutor} means a pool Sluice creates.
+     *
+     * @throws IllegalStateException if this instance or a member cannot read Sluice's classes
+     * @throws IllegalArgumentException if {@code keyPrefix} is not a valid name
+     */
+    public static RateLimiters create(HazelcastInstance hazelcast, String mapName, String keyPrefix,
+            HazelcastCoalescing coalescing, Executor callbackExecutor, RuntimeSettings settings) {
+        check(hazelcast, mapName, keyPrefix, coalescing);
+        Objects.requireNonNull(settings, "settings");
+        HazelcastDecisionStore store = callbackExecutor == null
+                ? new HazelcastDecisionStore(hazelcast, mapName, coalescing)
+                : new HazelcastDecisionStore(hazelcast, mapName, coalescing, callbackExecutor);
+        return create(store, keyPrefix, settings);
+    }
+
     private static void check(HazelcastInstance hazelcast, String mapName, String keyPrefix,
             HazelcastCoalescing coalescing) {
         Objects.requireNonNull(hazelcast, "hazelcast");
@@ -105,12 +124,16 @@ public final class HazelcastRateLimiters {
     }
 
     private static RateLimiters create(HazelcastDecisionStore store, String keyPrefix) {
+        return create(store, keyPrefix, RuntimeSettings.defaults());
+    }
+
+    private static RateLimiters create(HazelcastDecisionStore store, String keyPrefix, RuntimeSettings settings) {
         try {
             store.checkClasspath(PROBE_TIMEOUT_MILLIS);
         } catch (RuntimeException e) {
             store.close();
             throw e;
         }
-        return RateLimiterRuntime.create(store, keyPrefix);
+        return RateLimiterRuntime.create(store, keyPrefix, settings);
     }
 }
