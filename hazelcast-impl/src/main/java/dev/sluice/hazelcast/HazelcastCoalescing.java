@@ -55,9 +55,7 @@ public record HazelcastCoalescing(boolean enabled, int maxBatchRequests, int max
     /**
      * What {@link HazelcastRateLimiters#create(com.hazelcast.core.HazelcastInstance)} uses: {@link #on()}.
      * It pays where many decisions meet on one key or partition (figures: BENCHMARKS.md); a lone caller
-     * takes the uncoalesced path. Pass
-     * {@link #disabled()} for one invocation per decision, e.g. while a rolling upgrade mixes Sluice
-     * versions (the batch classes are wire types).
+     * takes the uncoalesced path. Pass {@link #disabled()} for one invocation per decision.
      */
     public static HazelcastCoalescing defaults() {
         return on();
