@@ -104,6 +104,9 @@ final class HazelcastDecisionStore implements DecisionStore {
                         + SluiceSerializerFactory.factoryId() + " in its serialization config", e);
             }
         }
+        if (client) {
+            awaitFirstConnection(Math.min(timeoutMillis, FIRST_CONNECTION_WAIT_MILLIS));
+        }
         List<CompletableFuture<BatchResult>> probes = new ArrayList<>();
         try {
             for (String key : probeKeys()) {
@@ -122,6 +125,27 @@ final class HazelcastDecisionStore implements DecisionStore {
             }
             // Unreachable or slow cluster: nothing proven either way. Decisions will fail, retry and follow
             // the limiters' failure mode; a missing class then still surfaces as an IllegalStateException.
+        }
+    }
+
+    /** How long {@link #checkClasspath} waits for an asynchronously started client to reach the cluster. */
+    static final long FIRST_CONNECTION_WAIT_MILLIS = 5_000;
+
+    /**
+     * A client started asynchronously ({@link SluiceHazelcast#failFast}) returns before it has connected; its
+     * first member list says it has. Waiting for it, briefly, lets the members be checked now and spares the
+     * first decisions a failure for a connection that is still being made; a cluster that is not reachable in
+     * that time is left to the decisions' failure mode.
+     */
+    private void awaitFirstConnection(long timeoutMillis) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        while (instance.getCluster().getMembers().isEmpty() && System.nanoTime() - deadline < 0) {
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
         }
     }
 

@@ -96,8 +96,9 @@ public final class SluiceHazelcast {
      *       comes, and a decision that was made and charged arrives too late to count. The owner learns of
      *       the loss from the cluster within a fraction of a second (measured by the fault tests).
      * </ul>
-     * With {@link HazelcastRateLimiters#create} on an async-started client, the classpath check runs
-     * only if the cluster is reachable then.
+     * With {@link HazelcastRateLimiters#create} on an async-started client, {@code create} waits up to
+     * 5 s for the first connection, then checks the members' classpath; a cluster not reachable by then is
+     * left to the decisions' failure mode.
      *
      * @param invocationTimeout typically the limiters' {@code decisionTimeout}
      * @return {@code config}
