@@ -45,30 +45,15 @@ final class CompositeStep {
                     resetAfter, state);
         }
         long ttl = 0;
-        int length = HEADER_WORDS;
         long[][] next = new long[n][];
         for (int i = 0; i < n; i++) {
             // A component whose step left no state, or none with time left, is stored as absent.
             next[i] = v[i].state() != null && v[i].ttlMillis() > 0 ? v[i].state() : null;
             if (next[i] != null) {
                 ttl = Math.max(ttl, v[i].ttlMillis());
-                length += next[i].length;
-            }
-            length++;
-        }
-        long[] updated = new long[length];
-        updated[0] = header(ALL_OF, n);
-        updated[LAST_NOW] = now;
-        updated[EXPIRES_AT] = now + ttl;
-        int at = HEADER_WORDS;
-        for (long[] part : next) {
-            int len = part == null ? 0 : part.length;
-            updated[at++] = len;
-            if (len > 0) {
-                System.arraycopy(part, 0, updated, at, len);
-                at += len;
             }
         }
+        long[] updated = join(header(ALL_OF, n), now, now + ttl, next);
         return new Verdict(true, remaining, spec.limit(), Verdict.NO_RETRY, resetAfter, 0, ttl, updated);
     }
 

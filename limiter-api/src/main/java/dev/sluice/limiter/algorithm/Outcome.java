@@ -27,7 +27,9 @@ public record Outcome(Verdict verdict, Action action, long[] state, long ttlMill
 
     /** The outcome of a step that turned {@code before} into {@code v.state()}. */
     static Outcome of(Verdict v, long[] before) {
-        return new Outcome(v.withoutState(), after(v, before), written(v, before), ttl(v, before));
+        Action action = after(v, before);
+        return action == Action.WRITE ? new Outcome(v.withoutState(), action, v.state(), v.ttlMillis())
+                : new Outcome(v.withoutState(), action, null, 0);
     }
 
     static Action after(Verdict v, long[] before) {
@@ -38,14 +40,6 @@ public record Outcome(Verdict verdict, Action action, long[] state, long ttlMill
             return Action.WRITE;
         }
         return before == null ? Action.KEEP : Action.REMOVE;
-    }
-
-    private static long[] written(Verdict v, long[] before) {
-        return after(v, before) == Action.WRITE ? v.state() : null;
-    }
-
-    private static long ttl(Verdict v, long[] before) {
-        return after(v, before) == Action.WRITE ? v.ttlMillis() : 0;
     }
 
     /** True when the entry must be written or removed. */
