@@ -110,11 +110,23 @@ final class BatchProcessor extends WireObject implements EntryProcessor<String, 
             return null; // not a key of this batch: Hazelcast never asks
         }
         BatchResult result = new BatchResult(RequestCodec.count(words));
-        Outcome outcome = StepRunner.runAll(words, entry.getValue(), now, result);
+        long[] state = entry.getValue();
+        Outcome outcome = StepRunner.runAll(words, state, now, result);
         ThreadWrites mine = threadWrites.computeIfAbsent(Thread.currentThread(), t -> new ThreadWrites());
         if (mine.sealed) { // a new partition operation on this thread: the previous one's backup is gone
             mine.writes.clear();
             mine.sealed = false;
+        }
+        if (state == null && outcome.action() == Outcome.Action.WRITE) {
+            try {
+                MemberCapacity.checkRoom(instance, key);
+            } catch (RuntimeException refused) {
+                if (!BatchResult.isAnswered(refused)) {
+                    throw refused;
+                }
+                result.failAll(refused); // nothing is stored, so none of the key's requests took effect
+                return result;
+            }
         }
         if (SetStateProcessor.apply(entry, outcome)) {
             Written written = new Written(outcome.state(), outcome.ttlMillis());

@@ -3,6 +3,7 @@ package dev.sluice.hazelcast;
 import com.hazelcast.core.HazelcastException;
 import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
+import dev.sluice.limiter.CapacityExceededException;
 import dev.sluice.limiter.algorithm.StepRunner;
 import dev.sluice.limiter.algorithm.Verdict;
 import java.io.IOException;
@@ -21,6 +22,8 @@ final class BatchResult extends WireObject implements StepRunner.Results {
     static final byte ILLEGAL_ARGUMENT = 1;
     static final byte ILLEGAL_STATE = 2;
     static final byte OTHER_FAILURE = 3;
+    /** The owner refused to store state for a new key: its map is at its bound ({@link CapacityExceededException}). */
+    static final byte CAPACITY = 4;
 
     private Verdict[] verdicts;
     /** Null while every request has a verdict. */
@@ -55,15 +58,28 @@ final class BatchResult extends WireObject implements StepRunner.Results {
         return e.getClass() == IllegalArgumentException.class || e.getClass() == IllegalStateException.class;
     }
 
+    /** What a processor answers inside its result rather than throwing: a usage error or a capacity refusal. */
+    static boolean isAnswered(Throwable e) {
+        return isUsageError(e) || e instanceof CapacityExceededException;
+    }
+
     @Override
     public void verdict(int index, Verdict v) {
         verdicts[index] = v.withoutState();
     }
 
+    /** Every request of this result failed with {@code e}: none of them was applied. */
+    void failAll(RuntimeException e) {
+        for (int i = 0; i < verdicts.length; i++) {
+            failure(i, e);
+        }
+    }
+
     @Override
     public void failure(int index, RuntimeException e) {
         byte kind = e.getClass() == IllegalArgumentException.class ? ILLEGAL_ARGUMENT
-                : e.getClass() == IllegalStateException.class ? ILLEGAL_STATE : OTHER_FAILURE;
+                : e.getClass() == IllegalStateException.class ? ILLEGAL_STATE
+                : e instanceof CapacityExceededException ? CAPACITY : OTHER_FAILURE;
         setFailure(index, kind, kind == OTHER_FAILURE ? String.valueOf(e) : e.getMessage());
     }
 
@@ -96,6 +112,7 @@ final class BatchResult extends WireObject implements StepRunner.Results {
             case VERDICT: return null;
             case ILLEGAL_ARGUMENT: return new IllegalArgumentException(messages[index]);
             case ILLEGAL_STATE: return new IllegalStateException(messages[index]);
+            case CAPACITY: return new CapacityExceededException(messages[index]);
             default: return new HazelcastException("the decision failed on the partition owner: " + messages[index]);
         }
     }

@@ -4,7 +4,9 @@ import com.hazelcast.cluster.Member;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.partition.Partition;
 import com.hazelcast.spi.impl.SerializationServiceSupport;
+import com.hazelcast.map.LocalMapStats;
 import dev.sluice.limiter.Durability;
+import dev.sluice.limiter.StoreStatistics;
 import dev.sluice.limiter.algorithm.Verdict;
 import dev.sluice.limiter.spi.DecisionStore;
 import dev.sluice.limiter.spi.StepRequest;
@@ -77,6 +79,29 @@ final class HazelcastDecisionStore implements DecisionStore {
     public Verdict execute(StepRequest request, long timeoutNanos)
             throws TimeoutException, ExecutionException, InterruptedException {
         return sender.execute(request, timeoutNanos);
+    }
+
+    /**
+     * On a member: the owned entries, the bound and the evictions of both maps on this member (a member of a
+     * larger cluster sees its own share); on a client, only the capacity refusals this process received.
+     */
+    @Override
+    public StoreStatistics statistics() {
+        long refusals = sender.capacityRefusals.sum();
+        if (!(instance.getLocalEndpoint() instanceof Member)) {
+            return new StoreStatistics(-1, -1, -1, refusals);
+        }
+        long keys = 0;
+        long evictions = 0;
+        for (Durability durability : Durability.values()) {
+            LocalMapStats stats = sender.map(durability).getLocalMapStats();
+            keys += stats.getOwnedEntryCount();
+            evictions += stats.getEvictionCount();
+        }
+        long replicatedMax = SluiceHazelcast.maxKeys(instance.getConfig(), sender.mapName());
+        long ephemeralMax = SluiceHazelcast.maxKeys(instance.getConfig(), SluiceHazelcast.ephemeralMapName(sender.mapName()));
+        long maxKeys = replicatedMax < 0 || ephemeralMax < 0 ? -1 : replicatedMax + ephemeralMax;
+        return new StoreStatistics(keys, maxKeys, evictions, refusals);
     }
 
     @Override

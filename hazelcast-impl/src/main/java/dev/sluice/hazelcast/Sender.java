@@ -4,6 +4,7 @@ import com.hazelcast.core.HazelcastException;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.EntryProcessor;
 import com.hazelcast.map.IMap;
+import dev.sluice.limiter.CapacityExceededException;
 import dev.sluice.limiter.Durability;
 import dev.sluice.limiter.algorithm.Verdict;
 import dev.sluice.limiter.spi.StepRequest;
@@ -70,6 +71,8 @@ final class Sender {
     final LongAdder multiKeyHops = new LongAdder();
     final LongAdder dropped = new LongAdder();
     final LongAdder stalls = new LongAdder();
+    /** Decisions the owners refused at their map's bound. */
+    final LongAdder capacityRefusals = new LongAdder();
 
     /** @param callbacks the user's executor, or {@code null} for a pool of Sluice's own */
     Sender(HazelcastInstance instance, String mapName, HazelcastCoalescing coalescing, Executor callbacks) {
@@ -88,6 +91,11 @@ final class Sender {
             t.setDaemon(true);
             return t;
         });
+    }
+
+    /** The name of the map of replicated limiters. */
+    String mapName() {
+        return mapName;
     }
 
     /** Where callers' futures are continued (see the class comment). */
@@ -291,7 +299,7 @@ final class Sender {
     }
 
     /** Hands each caller of {@code group} its own outcome, in the order they were decided. */
-    private static void complete(List<Pending> group, BatchResult result, Throwable failure) {
+    private void complete(List<Pending> group, BatchResult result, Throwable failure) {
         if (failure != null) {
             Throwable t = Failures.translate(failure);
             for (Pending p : group) {
@@ -313,6 +321,9 @@ final class Sender {
             if (stepFailure == null) {
                 group.get(i).complete(result.verdict(i));
             } else {
+                if (stepFailure instanceof CapacityExceededException) {
+                    capacityRefusals.increment();
+                }
                 group.get(i).completeExceptionally(stepFailure);
             }
         }

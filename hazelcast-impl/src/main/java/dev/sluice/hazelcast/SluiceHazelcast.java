@@ -4,11 +4,15 @@ import com.hazelcast.client.config.ClientConfig;
 import com.hazelcast.client.config.ClientConnectionStrategyConfig;
 import com.hazelcast.client.properties.ClientProperty;
 import com.hazelcast.config.Config;
+import com.hazelcast.config.EvictionConfig;
+import com.hazelcast.config.EvictionPolicy;
 import com.hazelcast.config.InMemoryFormat;
 import com.hazelcast.config.MapConfig;
+import com.hazelcast.config.MaxSizePolicy;
 import com.hazelcast.config.MergePolicyConfig;
 import com.hazelcast.config.SerializationConfig;
 import com.hazelcast.nio.serialization.DataSerializableFactory;
+import dev.sluice.limiter.Capacity;
 import dev.sluice.limiter.Durability;
 import java.time.Duration;
 import java.util.Objects;
@@ -23,6 +27,15 @@ import java.util.Objects;
  * the budgets it owned). Both use the {@code OBJECT} in-memory format (the state, a {@code long[]}, is
  * never serialized by a decision) and {@link SluiceMergePolicy}.
  *
+ * <p>Bound: each map holds at most its {@link Capacity} of keys per member ({@link Capacity#defaults()}: a
+ * quarter of the member's heap at {@value Capacity#ESTIMATED_BYTES_PER_KEY} bytes a key, counting the
+ * backup copies a member holds for others). At the bound,
+ * {@link Capacity.Policy#EVICT_LEAST_RECENTLY_USED} is Hazelcast's eviction ({@code PER_NODE}, {@code LRU}):
+ * each write to a full partition removes the least recently used of 15 sampled entries (an expired one first),
+ * so a key in use, whose last access is recent, is not the one to go; {@link Capacity.Policy#REFUSE_NEW_KEYS}
+ * turns eviction off, and the partition owner refuses a decision that would store state for a new key in a full
+ * partition ({@link dev.sluice.limiter.CapacityExceededException}, then the limiter's failure mode).
+ *
  * <p>Time: each decision uses the cluster time of the key's owner. Tests may put a
  * {@link java.time.InstantSource} into a member's user context under {@value #CLOCK_KEY}
  * ({@code config.getUserContext().put(SluiceHazelcast.CLOCK_KEY, clock)}); that member's decisions then
@@ -35,6 +48,8 @@ public final class SluiceHazelcast {
     public static final String EPHEMERAL_SUFFIX = "-ephemeral";
     /** User-context key of an {@link java.time.InstantSource} that replaces cluster time (tests only). */
     public static final String CLOCK_KEY = "sluice.clock";
+    /** User-context key of the registry of maps that refuse new keys at their bound (set by {@code configure}). */
+    public static final String CAPACITY_KEY = "sluice.capacity";
 
     private SluiceHazelcast() {}
 
@@ -52,18 +67,44 @@ public final class SluiceHazelcast {
     /**
      * Registers Sluice's serialization factory and configures the maps {@code mapName} (backup count 1)
      * and {@code mapName + "-ephemeral"} (backup count 0), both {@code OBJECT} in-memory format with
-     * {@link SluiceMergePolicy}. Other settings of those maps (from the config's defaults) are kept.
+     * {@link SluiceMergePolicy}, bounded by {@link Capacity#defaults()} unless the config already gives the map
+     * an eviction of its own, which is then kept. Other settings of those maps (from the config's defaults) are
+     * kept.
      *
      * @return {@code config}
      * @throws IllegalStateException if another factory already uses Sluice's factory id
      */
     public static Config configure(Config config, String mapName) {
+        return configure(config, mapName, null);
+    }
+
+    /**
+     * {@link #configure(Config, String)} with each of the two maps bounded by {@code capacity} per member,
+     * whatever eviction the config had: a heap share is resolved against this JVM's maximum heap, counting
+     * one backup copy per key for the replicated map.
+     *
+     * @return {@code config}
+     * @throws IllegalStateException if another factory already uses Sluice's factory id
+     */
+    public static Config configure(Config config, String mapName, Capacity capacity) {
         Objects.requireNonNull(config, "config");
         Objects.requireNonNull(mapName, "mapName");
         register(config.getSerializationConfig());
-        configureMap(config.getMapConfig(mapName), 1);
-        configureMap(config.getMapConfig(ephemeralMapName(mapName)), 0);
+        MemberCapacity registry = MemberCapacity.of(config.getUserContext());
+        configureMap(config.getMapConfig(mapName), 1, capacity, registry);
+        configureMap(config.getMapConfig(ephemeralMapName(mapName)), 0, capacity, registry);
         return config;
+    }
+
+    /** The per-member bound in keys of {@code mapName} on a member config, or -1 when it has none. */
+    static long maxKeys(Config config, String mapName) {
+        long refusing = MemberCapacity.of(config.getUserContext()).refusalBound(mapName);
+        if (refusing >= 0) {
+            return refusing;
+        }
+        EvictionConfig eviction = config.getMapConfig(mapName).getEvictionConfig();
+        return eviction.getEvictionPolicy() != EvictionPolicy.NONE && eviction.getMaxSizePolicy() == MaxSizePolicy.PER_NODE
+                ? eviction.getSize() : -1;
     }
 
     /**
@@ -124,12 +165,33 @@ public final class SluiceHazelcast {
         return mapName + EPHEMERAL_SUFFIX;
     }
 
-    private static void configureMap(MapConfig map, int backupCount) {
+    private static void configureMap(MapConfig map, int backupCount, Capacity capacity, MemberCapacity registry) {
         map.setBackupCount(backupCount);
         map.setAsyncBackupCount(0);
         map.setInMemoryFormat(InMemoryFormat.OBJECT);
         map.setMergePolicyConfig(new MergePolicyConfig(SluiceMergePolicy.class.getName(),
                 MergePolicyConfig.DEFAULT_BATCH_SIZE));
+        if (capacity == null && (hasOwnEviction(map) || registry.refusalBound(map.getName()) >= 0)) {
+            return; // bounded already: by the user's eviction, or by an earlier configure
+        }
+        Capacity bound = capacity == null ? Capacity.defaults() : capacity;
+        long maxKeys = bound.resolveMaxKeys(Runtime.getRuntime().maxMemory(), 1 + backupCount);
+        EvictionConfig eviction = map.getEvictionConfig().setMaxSizePolicy(MaxSizePolicy.PER_NODE)
+                .setSize((int) maxKeys);
+        if (bound.policy() == Capacity.Policy.REFUSE_NEW_KEYS) {
+            eviction.setEvictionPolicy(EvictionPolicy.NONE);
+            registry.refuseAt(map.getName(), maxKeys);
+        } else {
+            eviction.setEvictionPolicy(EvictionPolicy.LRU);
+            registry.evictIn(map.getName());
+        }
+    }
+
+    /** True when the map's eviction is not Hazelcast's default (none), so the user configured one. */
+    private static boolean hasOwnEviction(MapConfig map) {
+        EvictionConfig eviction = map.getEvictionConfig();
+        return eviction.getEvictionPolicy() != EvictionPolicy.NONE || eviction.getComparator() != null
+                || eviction.getComparatorClassName() != null;
     }
 
     private static void register(SerializationConfig serialization) {

@@ -7,6 +7,7 @@ import com.hazelcast.config.JoinConfig;
 import com.hazelcast.config.NetworkConfig;
 import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
+import dev.sluice.limiter.Capacity;
 import java.io.FileNotFoundException;
 import java.util.Arrays;
 import java.util.List;
@@ -25,6 +26,11 @@ import java.util.Locale;
  * auto-increment), bind address {@value #BIND_PROPERTY} (default 127.0.0.1), TCP-IP join with the
  * comma-separated members {@value #MEMBERS_PROPERTY} (default: this member only), multicast and
  * auto-detection off. The map name is {@value #MAP_PROPERTY} (default {@code sluice}).
+ *
+ * <p>The maps' bound per member ({@link Capacity}): {@value #MAX_KEYS_PROPERTY} keys or {@value #HEAP_PERCENT_PROPERTY}
+ * percent of this member's heap (not both), and {@value #AT_CAPACITY_PROPERTY} {@code evict} (the default: least
+ * recently used state goes) or {@code refuse} (keys without state are refused). With none of them set,
+ * {@link Capacity#defaults()} applies, unless a config file gives the maps an eviction of their own.
  */
 public final class SluiceMember {
     /** Path of a Hazelcast {@code .yaml}/{@code .yml} or {@code .xml} config file. */
@@ -39,6 +45,12 @@ public final class SluiceMember {
     public static final String MEMBERS_PROPERTY = "sluice.member.members";
     /** The Sluice map name. */
     public static final String MAP_PROPERTY = "sluice.member.map";
+    /** Bound of each Sluice map in keys per member. */
+    public static final String MAX_KEYS_PROPERTY = "sluice.member.maxKeys";
+    /** Bound of each Sluice map as a percentage of this member's heap. */
+    public static final String HEAP_PERCENT_PROPERTY = "sluice.member.heapPercent";
+    /** What a full map does: {@code evict} or {@code refuse}. */
+    public static final String AT_CAPACITY_PROPERTY = "sluice.member.atCapacity";
 
     private SluiceMember() {}
 
@@ -71,7 +83,41 @@ public final class SluiceMember {
                     Arrays.stream(System.getProperty(MEMBERS_PROPERTY, "").split(","))
                             .map(String::trim).filter(s -> !s.isEmpty()).toList());
         }
-        return SluiceHazelcast.configure(config, mapName);
+        Capacity capacity = capacity(System.getProperty(MAX_KEYS_PROPERTY), System.getProperty(HEAP_PERCENT_PROPERTY),
+                System.getProperty(AT_CAPACITY_PROPERTY));
+        return capacity == null ? SluiceHazelcast.configure(config, mapName)
+                : SluiceHazelcast.configure(config, mapName, capacity);
+    }
+
+    /**
+     * The bound the launcher's properties give, or {@code null} when none is set.
+     *
+     * @throws IllegalArgumentException naming the property and the value it had
+     */
+    static Capacity capacity(String maxKeys, String heapPercent, String atCapacity) {
+        if (maxKeys == null && heapPercent == null && atCapacity == null) {
+            return null;
+        }
+        if (maxKeys != null && heapPercent != null) {
+            throw new IllegalArgumentException("set " + MAX_KEYS_PROPERTY + " or " + HEAP_PERCENT_PROPERTY
+                    + ", not both (were " + maxKeys + " and " + heapPercent + ")");
+        }
+        Capacity bound;
+        try {
+            bound = maxKeys != null ? Capacity.maxKeys(Long.parseLong(maxKeys.trim()))
+                    : heapPercent != null ? Capacity.heapPercent(Integer.parseInt(heapPercent.trim()))
+                    : Capacity.defaults();
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException((maxKeys != null ? MAX_KEYS_PROPERTY : HEAP_PERCENT_PROPERTY)
+                    + " must be a whole number, was '" + (maxKeys != null ? maxKeys : heapPercent) + "'", e);
+        }
+        if (atCapacity == null || atCapacity.trim().equalsIgnoreCase("evict")) {
+            return bound;
+        }
+        if (atCapacity.trim().equalsIgnoreCase("refuse")) {
+            return bound.refuseNewKeys();
+        }
+        throw new IllegalArgumentException(AT_CAPACITY_PROPERTY + " must be 'evict' or 'refuse', was '" + atCapacity + "'");
     }
 
     /**

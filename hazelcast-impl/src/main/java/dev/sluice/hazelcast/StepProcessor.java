@@ -25,6 +25,10 @@ import java.util.Map;
  * primary computed, so a backup never decides again with another clock; when the step changed nothing
  * (a refusal, a probe) there is no backup processor, so the decision costs no backup round trip.
  *
+ * <p>Storing state for a key that has none first asks {@link MemberCapacity} whether the map has room, when
+ * it refuses new keys at its bound; a refusal is answered as {@link dev.sluice.limiter.CapacityExceededException}
+ * and writes nothing.
+ *
  * <p>A step's usage error (exactly {@link IllegalArgumentException} or {@link IllegalStateException}: the
  * key holds another algorithm's state, an invalid spec) is answered inside the result, not thrown: the
  * caller rethrows it with the same type and message, and the member does not log, once per request, a
@@ -67,8 +71,12 @@ final class StepProcessor extends WireObject implements EntryProcessor<String, l
         long[] state = entry.getValue(); // read once: in BINARY format every read is a new copy
         try {
             outcome = StepRunner.run(request, 0, state, now(instance));
+            if (state == null && outcome.action() == Outcome.Action.WRITE) {
+                MemberCapacity.checkRoom(instance, entry.getKey());
+            }
         } catch (RuntimeException e) {
-            if (!BatchResult.isUsageError(e)) {
+            outcome = null;
+            if (!BatchResult.isAnswered(e)) {
                 throw e;
             }
             return BatchResult.failed(e);

@@ -23,6 +23,12 @@ public interface DecisionListener {
     default void onQueueChanged(String limiter, long queuedPermits) {}
 
     /**
+     * Called when the store refused a decision because it holds as many keys as its {@link Capacity} allows,
+     * before {@link #onDecision} reports the degraded decision that follows.
+     */
+    default void onCapacityRefused(String limiter) {}
+
+    /**
      * A listener that passes each call on to every one of {@code listeners}, in order. What one of them
      * throws is caught and ignored, so that a listener can neither break a decision nor keep the others
      * from hearing of it. The list is copied.
@@ -43,6 +49,11 @@ public interface DecisionListener {
             @Override
             public void onQueueChanged(String limiter, long queuedPermits) {
                 callEach(each, l -> l.onQueueChanged(limiter, queuedPermits));
+            }
+
+            @Override
+            public void onCapacityRefused(String limiter) {
+                callEach(each, l -> l.onCapacityRefused(limiter));
             }
         };
     }

@@ -40,6 +40,11 @@ public interface RateLimiters extends AutoCloseable {
     <P> PartitionedRateLimiter<P> partitioned(String policy, LimitSpec spec, LimiterOptions options,
             Function<? super P, String> partitionId);
 
+    /** The size of this factory's store: keys held, its bound, evictions and capacity refusals. */
+    default StoreStatistics storeStatistics() {
+        return StoreStatistics.UNKNOWN;
+    }
+
     @Override
     void close();
 }

@@ -1,20 +1,40 @@
 package dev.sluice.limiter.local;
 
+import dev.sluice.limiter.Capacity;
+import dev.sluice.limiter.CapacityExceededException;
+import dev.sluice.limiter.LimitSpec;
+import dev.sluice.limiter.StoreStatistics;
 import dev.sluice.limiter.algorithm.Algorithms;
 import dev.sluice.limiter.algorithm.Outcome;
 import dev.sluice.limiter.algorithm.StepRunner;
 import dev.sluice.limiter.algorithm.Verdict;
 import dev.sluice.limiter.spi.DecisionStore;
 import dev.sluice.limiter.spi.StepRequest;
+import java.time.Duration;
 import java.time.InstantSource;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
- * State in a map; each step runs inside {@code compute}, so it is atomic per key. Expired entries are
+ * State in segments, each a map in access order under its own lock; a step runs under its key's segment
+ * lock, so it is atomic per key, and keys of other segments are decided in parallel. Expired entries are
  * swept incrementally: every {@value #SWEEP_EVERY} writes, entries whose time to live has passed are
  * removed. Reading an expired entry is harmless anyway: the step treats it as absent.
+ *
+ * <p>The store holds at most its {@link Capacity}'s keys, split evenly over the segments (fewer segments for
+ * small bounds, so that each holds at least {@value #MIN_KEYS_PER_SEGMENT} keys). A step that would store
+ * state for a new key in a full segment first drops that segment's expired entries from its least recently
+ * used end; if it is still full, it evicts the least recently used state
+ * ({@link Capacity.Policy#EVICT_LEAST_RECENTLY_USED}) or fails with {@link CapacityExceededException}
+ * ({@link Capacity.Policy#REFUSE_NEW_KEYS}, after at most one full sweep of the segment per
+ * {@value #REFUSAL_SWEEP_MILLIS} ms). Keys in use are at the most recently used end, so a flood of new keys
+ * evicts the flood's own earlier keys, never a key that is asked for all along. Eviction passes over up to
+ * {@value #MAX_PROTECTED_SKIPS} concurrency states with live leases (whose fencing tokens would start over),
+ * then takes the least recently used state whatever it holds: the bound is never exceeded.
  *
  * <p>A sweep at time {@code S} decides for every key it removes that its state is stale, as a step at
  * {@code S} would have. If the clock then stepped back, a removed key would read as absent at a time
@@ -24,53 +44,179 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class LocalDecisionStore implements DecisionStore {
     static final int SWEEP_EVERY = 4096;
+    static final int MAX_SEGMENTS = 64;
+    static final int MIN_KEYS_PER_SEGMENT = 64;
+    static final int MAX_PROTECTED_SKIPS = 8;
+    static final long REFUSAL_SWEEP_MILLIS = 100;
+    private static final int CONCURRENCY = Algorithms.algorithmId(LimitSpec.concurrency(1, Duration.ofSeconds(1)));
 
     private final InstantSource clock;
-    private final ConcurrentHashMap<String, long[]> states = new ConcurrentHashMap<>();
+    private final Capacity capacity;
+    private final long maxKeys;
+    private final Segment[] segments;
     private final AtomicLong writes = new AtomicLong();
     /** The time of the last sweep; no decision runs earlier (see the class comment). */
     private final AtomicLong sweptAt = new AtomicLong(Long.MIN_VALUE);
+    private final LongAdder evictions = new LongAdder();
+    private final LongAdder refusals = new LongAdder();
+
+    /** One lock's share of the keys, least recently used first. */
+    private static final class Segment {
+        final int maxKeys;
+        final LinkedHashMap<String, long[]> states = new LinkedHashMap<>(16, 0.75f, true);
+        long nextRefusalSweep = Long.MIN_VALUE;
+
+        Segment(int maxKeys) {
+            this.maxKeys = maxKeys;
+        }
+    }
 
     LocalDecisionStore(InstantSource clock) {
+        this(clock, Capacity.defaults());
+    }
+
+    LocalDecisionStore(InstantSource clock, Capacity capacity) {
         this.clock = clock;
+        this.capacity = capacity;
+        this.maxKeys = capacity.resolveMaxKeys();
+        int n = segmentCount(maxKeys);
+        this.segments = new Segment[n];
+        for (int i = 0; i < n; i++) {
+            segments[i] = new Segment((int) (maxKeys / n + (i < maxKeys % n ? 1 : 0)));
+        }
+    }
+
+    /** A power of two, at most {@value #MAX_SEGMENTS}, with at least {@value #MIN_KEYS_PER_SEGMENT} keys each. */
+    static int segmentCount(long maxKeys) {
+        int n = 1;
+        while (n < MAX_SEGMENTS && maxKeys / (n * 2L) >= MIN_KEYS_PER_SEGMENT) {
+            n *= 2;
+        }
+        return n;
+    }
+
+    private Segment segmentOf(String key) {
+        int h = key.hashCode();
+        return segments[(h ^ (h >>> 16)) & (segments.length - 1)];
     }
 
     Verdict run(StepRequest request) {
-        Verdict[] out = new Verdict[1];
-        states.compute(request.key(), (key, state) -> {
-            Outcome o = StepRunner.run(request.spec(), request.op(), request.permits(), request.leaseId(), state, now());
-            out[0] = o.verdict();
-            return switch (o.action()) {
-                case KEEP -> state;
-                case WRITE -> o.state();
-                case REMOVE -> null;
-            };
-        });
+        String key = request.key();
+        Segment segment = segmentOf(key);
+        Verdict verdict;
+        synchronized (segment) {
+            long[] state = segment.states.get(key); // marks it the most recently used
+            long now = now();
+            Outcome o = StepRunner.run(request.spec(), request.op(), request.permits(), request.leaseId(), state, now);
+            switch (o.action()) {
+                case WRITE -> {
+                    if (state == null) {
+                        makeRoom(segment, now);
+                    }
+                    segment.states.put(key, o.state());
+                }
+                case REMOVE -> segment.states.remove(key);
+                default -> { }
+            }
+            verdict = o.verdict();
+        }
         if ((writes.incrementAndGet() & (SWEEP_EVERY - 1)) == 0) {
             sweep();
         }
-        return out[0];
+        return verdict;
+    }
+
+    /** Frees one place in a full segment for a new key, or refuses it; see the class comment. */
+    private void makeRoom(Segment segment, long now) {
+        Map<String, long[]> states = segment.states;
+        if (states.size() < segment.maxKeys) {
+            return;
+        }
+        Iterator<long[]> eldest = states.values().iterator();
+        while (states.size() >= segment.maxKeys && eldest.hasNext() && Algorithms.expiresAt(eldest.next()) <= now) {
+            eldest.remove();
+        }
+        if (states.size() < segment.maxKeys) {
+            return;
+        }
+        if (capacity.policy() == Capacity.Policy.REFUSE_NEW_KEYS) {
+            if (now >= segment.nextRefusalSweep) {
+                segment.nextRefusalSweep = now + REFUSAL_SWEEP_MILLIS;
+                states.values().removeIf(s -> Algorithms.expiresAt(s) <= now);
+            }
+            if (states.size() >= segment.maxKeys) {
+                refusals.increment();
+                throw new CapacityExceededException("the in-process store holds " + maxKeys
+                        + " keys, its bound (" + capacity + "); a key without state is refused until room frees up");
+            }
+            return;
+        }
+        Iterator<long[]> candidates = states.values().iterator();
+        long[] first = candidates.next();
+        long[] victim = first;
+        for (int skipped = 0; isLiveLease(victim, now) && skipped < MAX_PROTECTED_SKIPS && candidates.hasNext();
+                skipped++) {
+            victim = candidates.next();
+        }
+        if (isLiveLease(victim, now)) {
+            candidates = states.values().iterator(); // every candidate holds leases: the bound wins
+            candidates.next();
+        }
+        candidates.remove();
+        evictions.increment();
+    }
+
+    private static boolean isLiveLease(long[] state, long now) {
+        return Algorithms.algorithmIdOf(state) == CONCURRENCY && Algorithms.expiresAt(state) > now;
     }
 
     /** Removes every entry whose state no longer matters. */
     void sweep() {
         // Raised before removing, so no step can run earlier than what it might find removed; never lowered.
         long now = sweptAt.accumulateAndGet(clock.millis(), Math::max);
-        states.entrySet().removeIf(e -> Algorithms.expiresAt(e.getValue()) <= now);
+        for (Segment segment : segments) {
+            synchronized (segment) {
+                segment.states.values().removeIf(s -> Algorithms.expiresAt(s) <= now);
+            }
+        }
     }
 
     private long now() {
         return Math.max(clock.millis(), sweptAt.get());
     }
 
-    /** The stored state of a key, or null (for tests). */
+    /** The stored state of a key, or null, without marking it used (for tests). */
     long[] peek(String key) {
-        return states.get(key);
+        Segment segment = segmentOf(key);
+        synchronized (segment) {
+            for (Map.Entry<String, long[]> e : segment.states.entrySet()) {
+                if (e.getKey().equals(key)) {
+                    return e.getValue();
+                }
+            }
+            return null;
+        }
     }
 
-    /** Entries currently held, expired or not (for tests). */
+    /** Entries currently held, expired or not. */
     int size() {
-        return states.size();
+        int n = 0;
+        for (Segment segment : segments) {
+            synchronized (segment) {
+                n += segment.states.size();
+            }
+        }
+        return n;
+    }
+
+    /** The bound in keys. */
+    long maxKeys() {
+        return maxKeys;
+    }
+
+    @Override
+    public StoreStatistics statistics() {
+        return new StoreStatistics(size(), maxKeys, evictions.sum(), refusals.sum());
     }
 
     @Override
@@ -89,6 +235,6 @@ final class LocalDecisionStore implements DecisionStore {
 
     @Override
     public String toString() {
-        return "in-process store (" + states.size() + " keys)";
+        return "in-process store (" + size() + " keys, " + capacity + ")";
     }
 }

@@ -2,6 +2,10 @@ package dev.sluice.limiter.micrometer;
 
 import dev.sluice.limiter.DecisionListener;
 import dev.sluice.limiter.DecisionResult;
+import dev.sluice.limiter.RateLimiters;
+import dev.sluice.limiter.StoreStatistics;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -19,13 +23,20 @@ import java.util.concurrent.atomic.AtomicLong;
  *   <li>{@code sluice.decisions} — a timer of decisions handed to callers, tagged
  *       {@code result=granted|refused|degraded|shadow_refused} (the last from callers that let a
  *       refusal through, such as the servlet filter's shadow mode); its count is the number of decisions;
- *   <li>{@code sluice.queue.permits} — a gauge of permits waiting in the local queue.
+ *   <li>{@code sluice.queue.permits} — a gauge of permits waiting in the local queue;
+ *   <li>{@code sluice.capacity.refusals} — a counter of decisions the store refused because it was full
+ *       ({@link dev.sluice.limiter.Capacity.Policy#REFUSE_NEW_KEYS}), each also in {@code sluice.decisions}
+ *       as {@code degraded}.
  * </ul>
+ * {@link #bindStore} adds the store's own meters, tagged {@code store} (the factory's key prefix):
+ * {@code sluice.store.keys} and {@code sluice.store.max.keys} (gauges), {@code sluice.store.evictions} and
+ * {@code sluice.store.capacity.refusals} (counters); a value the store cannot know (-1) is not registered.
  */
 public final class SluiceMetrics implements DecisionListener {
     private final MeterRegistry registry;
     private final ConcurrentHashMap<String, Timer[]> timers = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, AtomicLong> queued = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, Counter> refusals = new ConcurrentHashMap<>();
 
     @SuppressWarnings("exports") // micrometer-core is optional: whoever builds this binder has it
     public SluiceMetrics(MeterRegistry registry) {
@@ -41,6 +52,48 @@ public final class SluiceMetrics implements DecisionListener {
     @Override
     public void onQueueChanged(String limiter, long queuedPermits) {
         queueGauge(limiter).set(queuedPermits);
+    }
+
+    @Override
+    public void onCapacityRefused(String limiter) {
+        refusals.computeIfAbsent(limiter, name -> Counter.builder("sluice.capacity.refusals")
+                .description("Decisions the store refused because it held as many keys as its bound allows")
+                .tag("limiter", name)
+                .register(registry)).increment();
+    }
+
+    /**
+     * Registers the meters of {@code limiters}' store (see the class comment), read from
+     * {@link RateLimiters#storeStatistics()} whenever the registry asks. Those the store reports as unknown now
+     * are left out.
+     *
+     * @return this binder
+     */
+    public SluiceMetrics bindStore(RateLimiters limiters) {
+        Objects.requireNonNull(limiters, "limiters");
+        StoreStatistics now = limiters.storeStatistics();
+        String store = limiters.keyPrefix();
+        if (now.keys() >= 0) {
+            Gauge.builder("sluice.store.keys", limiters, l -> l.storeStatistics().keys())
+                    .description("Keys the store holds (Hazelcast: owned entries on the members in this JVM)")
+                    .tag("store", store).register(registry);
+        }
+        if (now.maxKeys() >= 0) {
+            Gauge.builder("sluice.store.max.keys", limiters, l -> l.storeStatistics().maxKeys())
+                    .description("The store's bound in keys").tag("store", store).register(registry);
+        }
+        if (now.evictions() >= 0) {
+            FunctionCounter.builder("sluice.store.evictions", limiters, l -> l.storeStatistics().evictions())
+                    .description("States evicted at the store's bound (least recently used first)")
+                    .tag("store", store).register(registry);
+        }
+        if (now.capacityRefusals() >= 0) {
+            FunctionCounter.builder("sluice.store.capacity.refusals", limiters,
+                            l -> l.storeStatistics().capacityRefusals())
+                    .description("Decisions of this process the store refused at its bound")
+                    .tag("store", store).register(registry);
+        }
+        return this;
     }
 
     private Timer[] timersFor(String limiter) {

@@ -6,6 +6,7 @@ import dev.sluice.limiter.algorithm.Verdict;
 import dev.sluice.limiter.spi.DecisionStore;
 import dev.sluice.limiter.spi.StepRequest;
 
+import dev.sluice.limiter.CapacityExceededException;
 import dev.sluice.limiter.IllegalParameterException;
 import dev.sluice.limiter.LimiterOptions;
 import dev.sluice.limiter.Ticker;
@@ -58,6 +59,11 @@ final class Decider {
                 || t instanceof IllegalParameterException;
     }
 
+    /** A full store stays full for longer than a retry waits: its refusal goes to the failure mode at once. */
+    static boolean isCapacityRefusal(Throwable t) {
+        return t instanceof CapacityExceededException;
+    }
+
     /** Blocks for a verdict; throws the last failure (a {@link TimeoutException} when time ran out). */
     Verdict decide(StepRequest request, LimiterOptions options) throws Throwable {
         long deadline = ticker.read() + options.decisionTimeout().toNanos();
@@ -76,7 +82,8 @@ final class Decider {
             } catch (RuntimeException e) {
                 failure = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
             }
-            if (isUsageError(failure) || attempt >= options.maxRetries() || !store.isRetryable(failure)) {
+            if (isUsageError(failure) || isCapacityRefusal(failure) || attempt >= options.maxRetries()
+                    || !store.isRetryable(failure)) {
                 throw failure;
             }
             long pause = backoff(attempt, deadline);
@@ -169,7 +176,8 @@ final class Decider {
             }
             Throwable failure = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
             long pause = backoff(attempt, decision.deadline);
-            if (isUsageError(failure) || attempt >= options.maxRetries() || !store.isRetryable(failure) || pause < 0) {
+            if (isUsageError(failure) || isCapacityRefusal(failure) || attempt >= options.maxRetries()
+                    || !store.isRetryable(failure) || pause < 0) {
                 result.completeExceptionally(failure);
                 return;
             }

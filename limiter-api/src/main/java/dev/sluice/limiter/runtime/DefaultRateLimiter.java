@@ -5,6 +5,7 @@ import dev.sluice.limiter.algorithm.Verdict;
 import dev.sluice.limiter.algorithm.Op;
 import dev.sluice.limiter.spi.StepRequest;
 
+import dev.sluice.limiter.CapacityExceededException;
 import dev.sluice.limiter.DecisionResult;
 import dev.sluice.limiter.DecisionUnavailableException;
 import dev.sluice.limiter.FailureMode;
@@ -155,10 +156,14 @@ final class DefaultRateLimiter implements RateLimiter {
         if (Decider.isUsageError(failure)) {
             throw withKey((RuntimeException) failure);
         }
+        if (failure instanceof CapacityExceededException) {
+            stats.capacityRefused();
+        }
         FailureMode mode = options.failureMode();
         if (mode == FailureMode.THROW) {
             stats.record(DecisionResult.DEGRADED, -1, start);
             String why = failure instanceof TimeoutException ? "no verdict within " + options.decisionTimeout()
+                    : failure instanceof CapacityExceededException ? failure.getMessage()
                     : "the store failed: " + failure;
             throw new DecisionUnavailableException(name, why, failure);
         }

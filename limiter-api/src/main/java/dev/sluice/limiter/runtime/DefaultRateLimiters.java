@@ -9,6 +9,7 @@ import dev.sluice.limiter.PartitionedRateLimiter;
 import dev.sluice.limiter.RateLimiter;
 import dev.sluice.limiter.RateLimiters;
 import dev.sluice.limiter.RuntimeSettings;
+import dev.sluice.limiter.StoreStatistics;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -107,6 +108,11 @@ public final class DefaultRateLimiters implements RateLimiters {
         if (closed) {
             throw new IllegalStateException("these rate limiters are closed");
         }
+    }
+
+    @Override
+    public StoreStatistics storeStatistics() {
+        return store.statistics();
     }
 
     @Override

@@ -27,6 +27,14 @@ final class Stats {
         }
     }
 
+    /** A decision the store refused at its bound; the degraded decision that follows is recorded apart. */
+    void capacityRefused() {
+        recorder.recordCapacityRefusal();
+        if (listened) {
+            listeners.onCapacityRefused(name);
+        }
+    }
+
     void queueChanged(long deltaPermits) {
         listeners.onQueueChanged(name, queued.addAndGet(deltaPermits));
     }

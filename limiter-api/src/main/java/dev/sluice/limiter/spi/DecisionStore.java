@@ -77,6 +77,11 @@ public interface DecisionStore extends AutoCloseable {
      */
     default void checkSpec(dev.sluice.limiter.LimitSpec spec) {}
 
+    /** What the store knows of its size and bound; the default knows nothing. */
+    default dev.sluice.limiter.StoreStatistics statistics() {
+        return dev.sluice.limiter.StoreStatistics.UNKNOWN;
+    }
+
     /** Releases what the store itself owns (never the user's cluster or cache). */
     @Override
     default void close() {}
