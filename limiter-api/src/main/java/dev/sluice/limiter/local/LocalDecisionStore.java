@@ -25,16 +25,18 @@ import java.util.concurrent.atomic.LongAdder;
  * swept incrementally: every {@value #SWEEP_EVERY} writes, entries whose time to live has passed are
  * removed. Reading an expired entry is harmless anyway: the step treats it as absent.
  *
- * <p>The store holds at most its {@link Capacity}'s keys, split evenly over the segments (fewer segments for
- * small bounds, so that each holds at least {@value #MIN_KEYS_PER_SEGMENT} keys). A step that would store
- * state for a new key in a full segment first drops that segment's expired entries from its least recently
- * used end; if it is still full, it evicts the least recently used state
+ * <p>The store holds at most its {@link Capacity}'s keys, counted over all segments (fewer segments for small
+ * bounds, at least {@value #MIN_KEYS_PER_SEGMENT} keys' room each). A step that would store state for a new
+ * key in a full store first drops expired entries from its segment's least recently used end; if the store
+ * is still full, it evicts its segment's least recently used state
  * ({@link Capacity.Policy#EVICT_LEAST_RECENTLY_USED}) or fails with {@link CapacityExceededException}
  * ({@link Capacity.Policy#REFUSE_NEW_KEYS}, after at most one full sweep of the segment per
  * {@value #REFUSAL_SWEEP_MILLIS} ms). Keys in use are at the most recently used end, so a flood of new keys
  * evicts the flood's own earlier keys, never a key that is asked for all along. Eviction passes over up to
  * {@value #MAX_PROTECTED_SKIPS} concurrency states with live leases (whose fencing tokens would start over),
- * then takes the least recently used state whatever it holds: the bound is never exceeded.
+ * then takes the least recently used state whatever it holds. A new key whose segment is empty while the
+ * store is full is stored all the same (there is nothing of its own segment to evict): the store exceeds its
+ * bound by at most one key per segment, and later writes evict that excess back.
  *
  * <p>A sweep at time {@code S} decides for every key it removes that its state is stale, as a step at
  * {@code S} would have. If the clock then stepped back, a removed key would read as absent at a time
@@ -57,18 +59,15 @@ final class LocalDecisionStore implements DecisionStore {
     private final AtomicLong writes = new AtomicLong();
     /** The time of the last sweep; no decision runs earlier (see the class comment). */
     private final AtomicLong sweptAt = new AtomicLong(Long.MIN_VALUE);
+    /** Keys held, and places taken for keys about to be stored: never above {@link #maxKeys} for long. */
+    private final AtomicLong keys = new AtomicLong();
     private final LongAdder evictions = new LongAdder();
     private final LongAdder refusals = new LongAdder();
 
-    /** One lock's share of the keys, least recently used first. */
+    /** One lock's keys, least recently used first. */
     private static final class Segment {
-        final int maxKeys;
         final LinkedHashMap<String, long[]> states = new LinkedHashMap<>(16, 0.75f, true);
         long nextRefusalSweep = Long.MIN_VALUE;
-
-        Segment(int maxKeys) {
-            this.maxKeys = maxKeys;
-        }
     }
 
     LocalDecisionStore(InstantSource clock) {
@@ -82,11 +81,11 @@ final class LocalDecisionStore implements DecisionStore {
         int n = segmentCount(maxKeys);
         this.segments = new Segment[n];
         for (int i = 0; i < n; i++) {
-            segments[i] = new Segment((int) (maxKeys / n + (i < maxKeys % n ? 1 : 0)));
+            segments[i] = new Segment();
         }
     }
 
-    /** A power of two, at most {@value #MAX_SEGMENTS}, with at least {@value #MIN_KEYS_PER_SEGMENT} keys each. */
+    /** A power of two, at most {@value #MAX_SEGMENTS}, with room for {@value #MIN_KEYS_PER_SEGMENT} keys each. */
     static int segmentCount(long maxKeys) {
         int n = 1;
         while (n < MAX_SEGMENTS && maxKeys / (n * 2L) >= MIN_KEYS_PER_SEGMENT) {
@@ -115,7 +114,11 @@ final class LocalDecisionStore implements DecisionStore {
                     }
                     segment.states.put(key, o.state());
                 }
-                case REMOVE -> segment.states.remove(key);
+                case REMOVE -> {
+                    if (segment.states.remove(key) != null) {
+                        keys.decrementAndGet();
+                    }
+                }
                 default -> { }
             }
             verdict = o.verdict();
@@ -126,34 +129,47 @@ final class LocalDecisionStore implements DecisionStore {
         return verdict;
     }
 
-    /** Frees one place in a full segment for a new key, or refuses it; see the class comment. */
+    /**
+     * Takes a place for a new key in the store, freeing one in its segment when the store is full, or refuses it;
+     * see the class comment.
+     */
     private void makeRoom(Segment segment, long now) {
         Map<String, long[]> states = segment.states;
-        if (states.size() < segment.maxKeys) {
+        if (keys.incrementAndGet() <= maxKeys) {
             return;
         }
         Iterator<long[]> eldest = states.values().iterator();
-        while (states.size() >= segment.maxKeys && eldest.hasNext() && Algorithms.expiresAt(eldest.next()) <= now) {
+        while (keys.get() > maxKeys && eldest.hasNext() && Algorithms.expiresAt(eldest.next()) <= now) {
             eldest.remove();
-        }
-        if (states.size() < segment.maxKeys) {
-            return;
+            keys.decrementAndGet();
         }
         if (capacity.policy() == Capacity.Policy.REFUSE_NEW_KEYS) {
-            if (now >= segment.nextRefusalSweep) {
+            if (keys.get() > maxKeys && now >= segment.nextRefusalSweep) {
                 segment.nextRefusalSweep = now + REFUSAL_SWEEP_MILLIS;
-                states.values().removeIf(s -> Algorithms.expiresAt(s) <= now);
+                removeExpired(segment, now);
             }
-            if (states.size() >= segment.maxKeys) {
+            if (keys.get() > maxKeys) {
+                keys.decrementAndGet();
                 refusals.increment();
                 throw new CapacityExceededException("the in-process store holds " + maxKeys
                         + " keys, its bound (" + capacity + "); a key without state is refused until room frees up");
             }
             return;
         }
+        // One eviction per place taken beyond the bound, so concurrent writers together evict exactly their
+        // excess; more only to win back what keys stored in empty segments took (see the class comment).
+        for (int evicted = 0; !states.isEmpty() && keys.get() > maxKeys
+                && (evicted == 0 || keys.get() > maxKeys + segments.length); evicted++) {
+            evictOne(states, now);
+            keys.decrementAndGet();
+            evictions.increment();
+        }
+    }
+
+    /** Removes the least recently used state, passing over a few live leases. */
+    private static void evictOne(Map<String, long[]> states, long now) {
         Iterator<long[]> candidates = states.values().iterator();
-        long[] first = candidates.next();
-        long[] victim = first;
+        long[] victim = candidates.next();
         for (int skipped = 0; isLiveLease(victim, now) && skipped < MAX_PROTECTED_SKIPS && candidates.hasNext();
                 skipped++) {
             victim = candidates.next();
@@ -163,7 +179,16 @@ final class LocalDecisionStore implements DecisionStore {
             candidates.next();
         }
         candidates.remove();
-        evictions.increment();
+    }
+
+    private void removeExpired(Segment segment, long now) {
+        Iterator<long[]> all = segment.states.values().iterator();
+        while (all.hasNext()) {
+            if (Algorithms.expiresAt(all.next()) <= now) {
+                all.remove();
+                keys.decrementAndGet();
+            }
+        }
     }
 
     private static boolean isLiveLease(long[] state, long now) {
@@ -176,7 +201,7 @@ final class LocalDecisionStore implements DecisionStore {
         long now = sweptAt.accumulateAndGet(clock.millis(), Math::max);
         for (Segment segment : segments) {
             synchronized (segment) {
-                segment.states.values().removeIf(s -> Algorithms.expiresAt(s) <= now);
+                removeExpired(segment, now);
             }
         }
     }
@@ -198,8 +223,8 @@ final class LocalDecisionStore implements DecisionStore {
         }
     }
 
-    /** Entries currently held, expired or not. */
-    int size() {
+    /** Entries in the segments now, each segment read under its lock (for tests: slower than {@link #size}). */
+    int held() {
         int n = 0;
         for (Segment segment : segments) {
             synchronized (segment) {
@@ -207,6 +232,11 @@ final class LocalDecisionStore implements DecisionStore {
             }
         }
         return n;
+    }
+
+    /** Entries currently held, expired or not, and places being taken by writes in flight. */
+    int size() {
+        return (int) Math.max(0, keys.get());
     }
 
     /** The bound in keys. */

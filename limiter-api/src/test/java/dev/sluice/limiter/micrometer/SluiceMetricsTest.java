@@ -82,4 +82,25 @@ final class SluiceMetricsTest {
         assertEquals(1, count("broken", "granted"));
         assertNull(registry.find("sluice.decisions").tag("result", "unknown").timer());
     }
+
+    /** A refusal at the store's bound counts under its limiter, and the store's meters follow its statistics. */
+    @Test
+    void capacityRefusals_andStoreMeters() {
+        RateLimiters bounded = LocalRateLimiters.create(clock,
+                dev.sluice.limiter.Capacity.maxKeys(2).refuseNewKeys());
+        metrics.bindStore(bounded);
+        PartitionedRateLimiter<String> p = bounded.partitioned("bounded", LimitSpec.fixedWindow(1, Duration.ofMinutes(1)),
+                LimiterOptions.builder().listener(metrics).failureMode(FailureMode.DENY).build());
+        p.tryAcquire("a", 1);
+        p.tryAcquire("b", 1);
+        p.tryAcquire("c", 1);
+        p.tryAcquire("d", 1);
+        assertEquals(2.0, registry.find("sluice.capacity.refusals").tag("limiter", "bounded").counter().count());
+        assertEquals(2, count("bounded", "degraded"), "a capacity refusal is a degraded decision too");
+        assertEquals(2.0, registry.find("sluice.store.keys").tag("store", "sluice").gauge().value());
+        assertEquals(2.0, registry.find("sluice.store.max.keys").tag("store", "sluice").gauge().value());
+        assertEquals(2.0, registry.find("sluice.store.capacity.refusals").tag("store", "sluice").functionCounter().count());
+        assertEquals(0.0, registry.find("sluice.store.evictions").tag("store", "sluice").functionCounter().count());
+        bounded.close();
+    }
 }
