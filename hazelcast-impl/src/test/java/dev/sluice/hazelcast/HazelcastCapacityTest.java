@@ -1,0 +1,210 @@
+package dev.sluice.hazelcast;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.hazelcast.client.HazelcastClient;
+import com.hazelcast.client.config.ClientConfig;
+import com.hazelcast.config.Config;
+import com.hazelcast.config.EvictionPolicy;
+import com.hazelcast.config.MaxSizePolicy;
+import com.hazelcast.core.Hazelcast;
+import com.hazelcast.core.HazelcastInstance;
+import dev.sluice.limiter.Capacity;
+import dev.sluice.limiter.CapacityExceededException;
+import dev.sluice.limiter.DecisionUnavailableException;
+import dev.sluice.limiter.FailureMode;
+import dev.sluice.limiter.Lease;
+import dev.sluice.limiter.LimitSpec;
+import dev.sluice.limiter.LimiterOptions;
+import dev.sluice.limiter.PartitionedRateLimiter;
+import dev.sluice.limiter.RateLimiter;
+import dev.sluice.limiter.RateLimiters;
+import dev.sluice.limiter.StoreStatistics;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The maps' bound on a real member (port 8201, 71 partitions): map {@code sluice} evicts at 710 keys per member
+ * (10 per partition), map {@code refusing} refuses new keys at 710. Callers: the member itself and a client (so
+ * a capacity refusal also crosses the wire).
+ */
+final class HazelcastCapacityTest {
+    private static final int PORT = 8201;
+    private static final int BOUND = 710;
+    private static final LimitSpec FLOOD = LimitSpec.fixedWindow(10, Duration.ofHours(1));
+    private static final LimitSpec HOT = LimitSpec.fixedWindow(100, Duration.ofHours(1));
+    private static HazelcastInstance member;
+    private static HazelcastInstance client;
+
+    @BeforeAll
+    static void start() {
+        Config config = HazelcastCoalescingTest.memberConfig("sluice-capacity", PORT, 0);
+        SluiceHazelcast.configure(config, "sluice", Capacity.maxKeys(BOUND));
+        SluiceHazelcast.configure(config, "refusing", Capacity.maxKeys(BOUND).refuseNewKeys());
+        member = Hazelcast.newHazelcastInstance(config);
+        ClientConfig cc = new ClientConfig();
+        cc.setClusterName("sluice-capacity");
+        cc.setProperty("hazelcast.logging.type", "none");
+        cc.getNetworkConfig().addAddress("127.0.0.1:" + PORT);
+        client = HazelcastClient.newHazelcastClient(SluiceHazelcast.configure(cc));
+    }
+
+    @AfterAll
+    static void stop() {
+        if (client != null) {
+            client.shutdown();
+        }
+        if (member != null) {
+            member.getLifecycleService().terminate();
+        }
+    }
+
+    @Test
+    void configure_setsPerNodeLruEviction_orNoneWhenRefusing() {
+        var evicting = member.getConfig().getMapConfig("sluice").getEvictionConfig();
+        assertEquals(EvictionPolicy.LRU, evicting.getEvictionPolicy());
+        assertEquals(MaxSizePolicy.PER_NODE, evicting.getMaxSizePolicy());
+        assertEquals(BOUND, evicting.getSize());
+        assertEquals(EvictionPolicy.NONE, member.getConfig().getMapConfig("refusing").getEvictionConfig().getEvictionPolicy());
+        Config defaults = SluiceHazelcast.configure(new Config());
+        long expected = Capacity.defaults().resolveMaxKeys(Runtime.getRuntime().maxMemory(), 2);
+        assertEquals(expected, defaults.getMapConfig("sluice").getEvictionConfig().getSize(),
+                "a quarter of the heap, two copies a key");
+        assertEquals(EvictionPolicy.LRU, defaults.getMapConfig("sluice-ephemeral").getEvictionConfig().getEvictionPolicy());
+    }
+
+    @Test
+    void configure_keepsAnEvictionTheUserSet_unlessGivenACapacity() {
+        Config config = new Config();
+        config.getMapConfig("sluice").getEvictionConfig().setEvictionPolicy(EvictionPolicy.LFU).setSize(123);
+        SluiceHazelcast.configure(config);
+        assertEquals(EvictionPolicy.LFU, config.getMapConfig("sluice").getEvictionConfig().getEvictionPolicy());
+        assertEquals(123, config.getMapConfig("sluice").getEvictionConfig().getSize());
+        SluiceHazelcast.configure(config, "sluice", Capacity.maxKeys(99));
+        assertEquals(EvictionPolicy.LRU, config.getMapConfig("sluice").getEvictionConfig().getEvictionPolicy());
+        assertEquals(99, config.getMapConfig("sluice").getEvictionConfig().getSize());
+    }
+
+    /**
+     * 20,000 new keys through the member and a client, coalesced: the map stays at its bound (each write to a full
+     * partition evicts one entry), every key is decided by the store, and the evictions are counted on the member.
+     * Which entry goes is Hazelcast's sampled LRU, whose access times are whole seconds; this flood turns every
+     * partition over within a second, so it says nothing about which keys survive: the fault suite's flood
+     * ({@code FaultKeyFloodTest}) shows a hot key staying exact where each partition holds seconds of new keys.
+     */
+    @Test
+    void flood_evictingMap_staysAtItsBound_evictionsCounted() {
+        List<RateLimiters> factories = List.of(HazelcastRateLimiters.create(member), HazelcastRateLimiters.create(client));
+        try {
+            List<CompletableFuture<Lease>> leases = new ArrayList<>();
+            for (int i = 0; i < 20_000; i++) {
+                PartitionedRateLimiter<String> flood = factories.get(i & 1).partitioned("flood-evicting", FLOOD,
+                        LimiterOptions.builder().decisionTimeout(Duration.ofSeconds(30)).build());
+                leases.add(flood.acquireAsync("k" + i, 1));
+                if (leases.size() >= 64) {
+                    leases.forEach(l -> assertTrue(l.join().isAcquired() && !l.join().isDegraded()));
+                    leases.clear();
+                }
+            }
+            leases.forEach(l -> assertTrue(l.join().isAcquired()));
+            int held = member.getMap("sluice").size();
+            assertTrue(held <= BOUND && held > BOUND / 2, "held " + held + ", bound " + BOUND);
+            StoreStatistics stats = factories.get(0).storeStatistics();
+            assertEquals(20_000 - held, stats.evictions(), stats.toString());
+            assertEquals(held, stats.keys(), stats.toString());
+            assertEquals(-1, factories.get(1).storeStatistics().evictions(), "a client sees no member's stats");
+        } finally {
+            factories.forEach(RateLimiters::close);
+        }
+    }
+
+    /**
+     * The refusing map holds at most 710 keys: new keys beyond that are refused by the owner (degraded under
+     * {@code DENY}, {@link CapacityExceededException} as the cause under {@code THROW}), through the member and
+     * over a client's wire; keys with state go on deciding exactly; the counts reach statistics.
+     */
+    @Test
+    void flood_refusingMap_refusesNewKeysAtItsBound_keysWithStateStillDecide() {
+        RateLimiters onMember = HazelcastRateLimiters.create(member, "refusing", "sluice");
+        RateLimiters onClient = HazelcastRateLimiters.create(client, "refusing", "sluice");
+        try {
+            RateLimiter hot = onClient.limiter("hot-refusing", HOT);
+            assertTrue(hot.tryAcquire(1).isAcquired());
+            // A generous timeout: a degraded lease here must mean a full map, not a slow machine.
+            LimiterOptions deny = LimiterOptions.builder().failureMode(FailureMode.DENY)
+                    .decisionTimeout(Duration.ofSeconds(30)).build();
+            List<PartitionedRateLimiter<String>> floods = List.of(onMember.partitioned("flood-refusing", FLOOD, deny),
+                    onClient.partitioned("flood-refusing", FLOOD, deny));
+            int granted = 0;
+            int refused = 0;
+            long hotGranted = 1;
+            long hotAsked = 1;
+            List<CompletableFuture<Lease>> leases = new ArrayList<>();
+            for (int i = 0; i < 20_000; i++) {
+                leases.add(floods.get(i & 1).acquireAsync("k" + i, 1));
+                if (leases.size() >= 64 || i == 19_999) {
+                    for (CompletableFuture<Lease> l : leases) {
+                        Lease lease = l.join();
+                        if (lease.isDegraded()) {
+                            assertFalse(lease.isAcquired());
+                            refused++;
+                        } else {
+                            assertTrue(lease.isAcquired());
+                            granted++;
+                        }
+                    }
+                    leases.clear();
+                    hotGranted += hot.tryAcquire(1).isAcquired() ? 1 : 0;
+                    hotAsked++;
+                }
+            }
+            assertEquals(BOUND - 1, granted, "10 keys per partition, the hot key one of them");
+            assertEquals(20_000 - granted, refused);
+            assertEquals(BOUND, member.getMap("refusing").size());
+            assertEquals(Math.min(hotAsked, 100), hotGranted, "the hot key, with state, decided by the store all along");
+            for (long i = hotAsked; i < 100; i++) {
+                assertTrue(hot.tryAcquire(1).isAcquired());
+            }
+            assertFalse(hot.tryAcquire(1).isAcquired(), "and exactly: its 100 and no more");
+            assertEquals(refused, floods.get(0).statistics().capacityRefused() + floods.get(1).statistics().capacityRefused());
+            assertEquals(floods.get(1).statistics().capacityRefused(), onClient.storeStatistics().capacityRefusals());
+            assertEquals(0, onMember.storeStatistics().evictions(), "refusing never evicts");
+            assertEquals(2L * BOUND, onMember.storeStatistics().maxKeys(), "both maps' bounds");
+
+            PartitionedRateLimiter<String> strict = onClient.partitioned("strict-refusing", FLOOD);
+            DecisionUnavailableException e = assertThrows(DecisionUnavailableException.class,
+                    () -> strict.tryAcquire("another", 1));
+            assertInstanceOf(CapacityExceededException.class, e.getCause());
+            assertTrue(e.getMessage().contains("'refusing'") && e.getMessage().contains("710"), e.getMessage());
+        } finally {
+            onMember.close();
+            onClient.close();
+        }
+    }
+
+    @Test
+    void launcherProperties_giveTheBound_badValuesNamed() {
+        assertEquals(null, SluiceMember.capacity(null, null, null));
+        assertEquals(Capacity.maxKeys(5), SluiceMember.capacity("5", null, null));
+        assertEquals(Capacity.heapPercent(10).refuseNewKeys(), SluiceMember.capacity(null, "10", "refuse"));
+        assertEquals(Capacity.defaults().refuseNewKeys(), SluiceMember.capacity(null, null, "REFUSE"));
+        IllegalArgumentException both = assertThrows(IllegalArgumentException.class,
+                () -> SluiceMember.capacity("5", "10", null));
+        assertTrue(both.getMessage().contains(SluiceMember.MAX_KEYS_PROPERTY), both.getMessage());
+        IllegalArgumentException policy = assertThrows(IllegalArgumentException.class,
+                () -> SluiceMember.capacity("5", null, "drop"));
+        assertTrue(policy.getMessage().contains("'drop'"), policy.getMessage());
+        IllegalArgumentException number = assertThrows(IllegalArgumentException.class,
+                () -> SluiceMember.capacity("lots", null, null));
+        assertTrue(number.getMessage().contains("'lots'"), number.getMessage());
+    }
+}
