@@ -43,6 +43,7 @@ final class FaultCluster implements AutoCloseable {
     private final MemberProcess[] members;
     private final int[] launches;
     private final Map<String, String> properties = new LinkedHashMap<>();
+    private String maxHeap = "256m";
     private final List<HazelcastInstance> clients = new CopyOnWriteArrayList<>();
     private final String classpath = MemberProcess.classpath(entry -> false);
 
@@ -59,6 +60,12 @@ final class FaultCluster implements AutoCloseable {
     /** Starts {@code size} members: the first, then the others at once, each joining through the first. */
     static FaultCluster start(String name, int basePort, int size) {
         return new FaultCluster(name, basePort, size).startAll();
+    }
+
+    /** The maximum heap ({@code -Xmx}) of members started from now on; 256m unless set. */
+    FaultCluster maxHeap(String maxHeap) {
+        this.maxHeap = maxHeap;
+        return this;
     }
 
     /** Adds a system property for members started from now on. */
@@ -110,7 +117,7 @@ final class FaultCluster implements AutoCloseable {
         props.put("sluice.member.bind", "127.0.0.1");
         props.put("sluice.member.members", join.stream().map(this::address).collect(Collectors.joining(",")));
         String logName = name + "-m" + index + "-" + (++launches[index]);
-        members[index] = MemberProcess.start(logName, classpath, props, SLUICE_MEMBER, List.of());
+        members[index] = MemberProcess.start(logName, classpath, maxHeap, props, SLUICE_MEMBER, List.of());
         return members[index];
     }
 

@@ -63,6 +63,12 @@ final class MemberProcess implements AutoCloseable {
      */
     static MemberProcess start(String name, String classpath, Map<String, String> properties, String mainClass,
             List<String> args) {
+        return start(name, classpath, "256m", properties, mainClass, args);
+    }
+
+    /** {@link #start(String, String, Map, String, List)} with a maximum heap of {@code maxHeap} ({@code -Xmx}). */
+    static MemberProcess start(String name, String classpath, String maxHeap, Map<String, String> properties,
+            String mainClass, List<String> args) {
         try {
             Files.createDirectories(DIR);
             Path log = DIR.resolve(name + ".log");
@@ -80,7 +86,7 @@ final class MemberProcess implements AutoCloseable {
             }
             List<String> command = new ArrayList<>();
             command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-            command.addAll(List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xss512k"));
+            command.addAll(List.of("-Xmx" + maxHeap, "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xss512k"));
             command.addAll(hazelcastOpens());
             command.add("-Dhazelcast.phone.home.enabled=false");
             command.add("-Dhazelcast.logging.type=jdk");
