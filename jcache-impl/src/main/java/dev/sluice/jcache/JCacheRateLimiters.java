@@ -1,5 +1,6 @@
 package dev.sluice.jcache;
 
+import dev.sluice.limiter.Capacity;
 import dev.sluice.limiter.Keys;
 import dev.sluice.limiter.LimitSpec;
 import dev.sluice.limiter.RateLimiters;
@@ -185,6 +186,7 @@ public final class JCacheRateLimiters {
         private Executor executor;
         private Boolean callerRuns;
         private boolean selfTest = true;
+        private Capacity capacity;
         private RuntimeSettings runtime = RuntimeSettings.defaults();
 
         private Builder(Cache<String, long[]> cache) {
@@ -255,6 +257,18 @@ public final class JCacheRateLimiters {
         }
 
         /**
+         * The most keys the limiters may keep: {@link #build} then checks that the cache's own bound on entries
+         * (Caffeine {@code maximumSize}, Ehcache 3 heap entries, Hazelcast eviction {@code ENTRY_COUNT}) is set and
+         * no larger, since the cache, not Sluice, evicts at that bound (as its provider decides: Caffeine by
+         * frequency and recency, Ehcache and Hazelcast by sampled recency). Only
+         * {@link Capacity.Policy#EVICT_LEAST_RECENTLY_USED} applies. Default: no check.
+         */
+        public Builder capacity(Capacity capacity) {
+            this.capacity = Objects.requireNonNull(capacity, "capacity");
+            return this;
+        }
+
+        /**
          * Whether {@link #build} first checks that the provider's {@code invoke} is atomic per key (a few
          * thousand invokes on a scratch key, removed afterwards). Default: on.
          */
@@ -268,8 +282,13 @@ public final class JCacheRateLimiters {
          * never closes the cache.
          *
          * @throws IllegalStateException if the self-test finds that {@code invoke} is not atomic per key
+         * @throws IllegalArgumentException if a {@link #capacity} is set and the cache's bound is unknown, missing
+         *     or larger, naming both
          */
         public RateLimiters build() {
+            if (capacity != null) {
+                CacheBound.check(cache, capacity);
+            }
             if (selfTest) {
                 AtomicitySelfTest.run(cache, keyPrefix);
             }
