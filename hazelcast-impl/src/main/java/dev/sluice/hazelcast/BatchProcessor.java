@@ -110,7 +110,7 @@ final class BatchProcessor extends WireObject implements EntryProcessor<String, 
             return null; // not a key of this batch: Hazelcast never asks
         }
         BatchResult result = new BatchResult(RequestCodec.count(words));
-        long[] state = entry.getValue();
+        long[] state = StoredState.unpack(entry.getValue());
         Outcome outcome = StepRunner.runAll(words, state, now, result);
         ThreadWrites mine = threadWrites.computeIfAbsent(Thread.currentThread(), t -> new ThreadWrites());
         if (mine.sealed) { // a new partition operation on this thread: the previous one's backup is gone

@@ -60,7 +60,8 @@ final class SetStateProcessor<R> extends WireObject implements EntryProcessor<St
     }
 
     /**
-     * Stores {@code state} with its TTL, or removes the entry when it is null or has no time left.
+     * Stores {@code state} ({@linkplain StoredState packed}) with its TTL, or removes the entry when it is null
+     * or has no time left.
      *
      * <p>The entry's TTL is the state's plus {@link #EXPIRY_SLACK_MILLIS}: Hazelcast keeps an entry's
      * expiration time in whole seconds, rounded down ({@code ExpiryMetadataImpl} through
@@ -74,7 +75,8 @@ final class SetStateProcessor<R> extends WireObject implements EntryProcessor<St
         if (state == null || ttlMillis <= 0) {
             entry.setValue(null);
         } else {
-            ((ExtendedMapEntry<String, long[]>) entry).setValue(state, entryTtlMillis(ttlMillis), TimeUnit.MILLISECONDS);
+            ((ExtendedMapEntry<String, long[]>) entry).setValue(StoredState.pack(state), entryTtlMillis(ttlMillis),
+                    TimeUnit.MILLISECONDS);
         }
     }
 

@@ -160,6 +160,16 @@ public final class SluiceHazelcast {
         return config;
     }
 
+    /**
+     * The state words of a value read from a Sluice map, which keeps states packed (a window, bucket or GCRA
+     * state in three longs instead of five); a value that is not packed is returned as it is.
+     *
+     * @throws IllegalStateException if the value is a malformed packed state
+     */
+    public static long[] stateOf(long[] storedValue) {
+        return StoredState.unpack(storedValue);
+    }
+
     /** The map that holds ephemeral limiters when replicated ones are in {@code mapName}. */
     public static String ephemeralMapName(String mapName) {
         return mapName + EPHEMERAL_SUFFIX;

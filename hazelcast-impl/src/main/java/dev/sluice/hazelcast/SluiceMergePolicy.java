@@ -74,11 +74,11 @@ public final class SluiceMergePolicy extends WireObject
         if (merged == merging) {
             return mergingValue.getRawValue();
         }
-        return merged;
+        return StoredState.pack(merged);
     }
 
     private static long[] asState(Object value) {
-        return value instanceof long[] state ? state : null;
+        return value instanceof long[] stored ? StoredState.unpack(stored) : null;
     }
 
     /**

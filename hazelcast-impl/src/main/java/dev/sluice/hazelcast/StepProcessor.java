@@ -68,7 +68,7 @@ final class StepProcessor extends WireObject implements EntryProcessor<String, l
 
     @Override
     public BatchResult process(Map.Entry<String, long[]> entry) {
-        long[] state = entry.getValue(); // read once: in BINARY format every read is a new copy
+        long[] state = StoredState.unpack(entry.getValue()); // read once: in BINARY format every read is a new copy
         try {
             outcome = StepRunner.run(request, 0, state, now(instance));
             if (state == null && outcome.action() == Outcome.Action.WRITE) {

@@ -65,8 +65,9 @@ final class HazelcastBatchProcessorTest {
         List<Object> expected = new ArrayList<>();
         for (StepRequest r : requests) {
             try {
-                Verdict v = r.apply(sequential.value, NOW);
-                if (v.stateChanged(sequential.value)) {
+                long[] before = sequential.state();
+                Verdict v = r.apply(before, NOW);
+                if (v.stateChanged(before)) {
                     SetStateProcessor.write(sequential, v.state(), v.ttlMillis());
                 }
                 expected.add(v.withoutState());
@@ -96,10 +97,10 @@ final class HazelcastBatchProcessorTest {
     void process_concurrencyAcquireAndRelease_inOneRun_matchesSequential() {
         LimitSpec spec = LimitSpec.concurrency(2, Duration.ofMinutes(1));
         TestEntry seq = new TestEntry("k", null);
-        Verdict a = acquire("k", spec, 1).apply(seq.value, NOW);
+        Verdict a = acquire("k", spec, 1).apply(seq.state(), NOW);
         SetStateProcessor.write(seq, a.state(), a.ttlMillis());
         StepRequest release = new StepRequest("k", spec, Op.RELEASE, 0, a.token(), Durability.REPLICATED);
-        Verdict r = release.apply(seq.value, NOW);
+        Verdict r = release.apply(seq.state(), NOW);
         SetStateProcessor.write(seq, r.state(), r.ttlMillis());
 
         TestEntry entry = new TestEntry("k", null);

@@ -95,7 +95,7 @@ final class HazelcastEntryExpiryTest {
     private static void assertOutlives(IMap<String, long[]> map, String key, String what) {
         EntryView<String, long[]> view = map.getEntryView(key);
         assertNotNull(view, "the entry was gone at once: " + what);
-        long stateExpiry = Algorithms.expiresAt(view.getValue());
+        long stateExpiry = Algorithms.expiresAt(SluiceHazelcast.stateOf(view.getValue()));
         assertTrue(view.getExpirationTime() > stateExpiry, what + ": the entry expires at " + view.getExpirationTime()
                 + ", before its state stops mattering at " + stateExpiry);
     }

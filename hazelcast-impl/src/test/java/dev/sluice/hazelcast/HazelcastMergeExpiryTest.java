@@ -160,7 +160,7 @@ final class HazelcastMergeExpiryTest {
 
         merge(sender, target.map, key, merging, mergingExpiry);
 
-        assertArrayEquals(expected, map.get(key), "the merged value is the policy's choice");
+        assertArrayEquals(expected, SluiceHazelcast.stateOf(map.get(key)), "the merged value is the policy's choice");
         long expiresAt = Algorithms.expiresAt(expected);
         long expiration = map.getEntryView(key).getExpirationTime();
         assertTrue(expiration >= expiresAt - CLOCK_TOLERANCE_MILLIS, target + " " + what + ": the merged entry"

@@ -31,7 +31,7 @@ final class HazelcastMergePolicyTest {
     }
 
     private long[] merge(long[] merging, long[] existing) {
-        return (long[]) policy.merge(value(merging), existing == null ? null : value(existing));
+        return StoredState.unpack((long[]) policy.merge(value(merging), existing == null ? null : value(existing)));
     }
 
     /** Runs {@code n} single-permit acquisitions at {@code now}, all granted. */

@@ -125,7 +125,8 @@ final class HazelcastQuietRefusalTest {
         RECORDER.clear();
         try (RateLimiters limiters = HazelcastRateLimiters.create(caller, coalescing)) {
             assertTrue(limiters.limiter(name, TOKENS).tryAcquire(1).isAcquired());
-            long[] stored = members.get(0).<String, long[]>getMap(SluiceHazelcast.DEFAULT_MAP_NAME).get(key);
+            long[] stored = SluiceHazelcast.stateOf(
+                    members.get(0).<String, long[]>getMap(SluiceHazelcast.DEFAULT_MAP_NAME).get(key));
             String stepMessage = assertThrows(IllegalStateException.class,
                     () -> Algorithms.acquire(GCRA, stored, System.currentTimeMillis(), 1)).getMessage();
             String expected = "limiter '" + name + "' (key '" + key + "'): " + stepMessage;

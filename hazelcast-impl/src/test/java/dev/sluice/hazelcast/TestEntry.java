@@ -15,6 +15,11 @@ final class TestEntry implements ExtendedMapEntry<String, long[]> {
         this.value = value;
     }
 
+    /** The state words of what was stored (Sluice's maps keep states packed: {@link StoredState}). */
+    long[] state() {
+        return StoredState.unpack(value);
+    }
+
     @Override public String getKey() { return key; }
     @Override public long[] getValue() { return value; }
 

@@ -63,7 +63,8 @@ final class FaultKeyFloodTest {
      * timeout (failure mode {@code THROW}: a timeout would be an exception); the member never holds more than its
      * bound, its heap after a full GC stays below half of its maximum, and the keys beyond the bound were
      * evicted; the hot key, in use throughout, is never evicted: it grants exactly 1,000 (an eviction would start
-     * its budget over). Without the bound the same member ran out of heap after about 300,000 keys. The figures
+     * its budget over). Without the bound (the same test with a bound of 2^31 - 1 keys) the member stopped
+     * answering during the flood: its heap full, a call to it timed out after 30 s. The figures
      * (keys per second, heap, evictions, decision latency) are printed and written to
      * {@code target/faults/key-flood.md}.
      */

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
 import dev.sluice.hazelcast.HazelcastRateLimiters;
+import dev.sluice.hazelcast.SluiceHazelcast;
 import dev.sluice.limiter.Lease;
 import dev.sluice.limiter.LimitSpec;
 import dev.sluice.limiter.LimiterOptions;
@@ -194,8 +195,8 @@ final class FaultSplitBrainTest {
             FaultCluster.await(() -> limiter.tryAcquire(0).remaining() == 0,
                     Duration.ofMillis(Math.max(0, earlyExpiry - System.currentTimeMillis())),
                     () -> name + ": both leases are not held before the first expires (the merge came too late to"
-                            + " test; state " + Arrays.toString(map.get(limiter.key())) + ")");
-            states.put(name, map.get(limiter.key()));
+                            + " test; state " + Arrays.toString(SluiceHazelcast.stateOf(map.get(limiter.key()))) + ")");
+            states.put(name, SluiceHazelcast.stateOf(map.get(limiter.key())));
             expirations.put(name, map.getEntryView(limiter.key()).getExpirationTime());
             limiter.close();
         }
@@ -242,7 +243,8 @@ final class FaultSplitBrainTest {
         for (Split split : SPLITS) {
             String key = limiters.limiter(name(spec, split), spec, LimiterOptions.defaults()).key();
             Object state = client.getMap("sluice").get(key);
-            out.append(split.name).append('=').append(state instanceof long[] l ? Arrays.toString(l) : state)
+            out.append(split.name).append('=')
+                    .append(state instanceof long[] l ? Arrays.toString(SluiceHazelcast.stateOf(l)) : state)
                     .append(' ');
         }
         return out.toString();
