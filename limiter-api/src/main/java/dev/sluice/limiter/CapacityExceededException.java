@@ -9,6 +9,7 @@ public class CapacityExceededException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
     public CapacityExceededException(String message) {
-        super(message);
+        // No stack trace: a flood refuses one decision after another, and where it was thrown says nothing.
+        super(message, null, false, false);
     }
 }

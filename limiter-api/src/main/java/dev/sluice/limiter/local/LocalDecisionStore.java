@@ -22,8 +22,9 @@ import java.util.concurrent.atomic.LongAdder;
 /**
  * State in segments, each a map in access order under its own lock; a step runs under its key's segment
  * lock, so it is atomic per key, and keys of other segments are decided in parallel. Expired entries are
- * swept incrementally: every {@value #SWEEP_EVERY} writes, entries whose time to live has passed are
- * removed. Reading an expired entry is harmless anyway: the step treats it as absent.
+ * swept incrementally: every {@value #SWEEP_EVERY} writes, or every quarter of the store's size in writes when
+ * that is more, entries whose time to live has passed are removed. Reading an expired entry is harmless anyway:
+ * the step treats it as absent.
  *
  * <p>The store holds at most its {@link Capacity}'s keys, counted over all segments (fewer segments for small
  * bounds, at least {@value #MIN_KEYS_PER_SEGMENT} keys' room each). A step that would store state for a new
@@ -57,6 +58,8 @@ final class LocalDecisionStore implements DecisionStore {
     private final long maxKeys;
     private final Segment[] segments;
     private final AtomicLong writes = new AtomicLong();
+    /** The write count at the last sweep started by writes. */
+    private final AtomicLong sweptAtWrite = new AtomicLong();
     /** The time of the last sweep; no decision runs earlier (see the class comment). */
     private final AtomicLong sweptAt = new AtomicLong(Long.MIN_VALUE);
     /** Keys held, and places taken for keys about to be stored: never above {@link #maxKeys} for long. */
@@ -123,7 +126,10 @@ final class LocalDecisionStore implements DecisionStore {
             }
             verdict = o.verdict();
         }
-        if ((writes.incrementAndGet() & (SWEEP_EVERY - 1)) == 0) {
+        long written = writes.incrementAndGet();
+        long last = sweptAtWrite.get();
+        // A sweep reads every entry, so a large store sweeps less often: about four entries read per write.
+        if (written - last >= Math.max(SWEEP_EVERY, keys.get() / 4) && sweptAtWrite.compareAndSet(last, written)) {
             sweep();
         }
         return verdict;
