@@ -3,6 +3,7 @@ package dev.sluice.it.faults;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.hazelcast.client.HazelcastClientOfflineException;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.core.HazelcastInstanceAware;
 import com.hazelcast.map.LocalMapStats;
@@ -10,6 +11,7 @@ import dev.sluice.hazelcast.HazelcastRateLimiters;
 import dev.sluice.hazelcast.SluiceMember;
 import dev.sluice.limiter.Lease;
 import dev.sluice.limiter.LimitSpec;
+import dev.sluice.limiter.LimiterOptions;
 import dev.sluice.limiter.PartitionedRateLimiter;
 import dev.sluice.limiter.RateLimiter;
 import dev.sluice.limiter.RateLimiters;
@@ -43,45 +45,65 @@ import org.junit.jupiter.api.extension.ExtendWith;
 final class FaultKeyFloodTest {
     private static final int PORT = 8210;
     private static final String HEAP = "128m";
-    private static final int BOUND = 150_000;
-    private static final int HOT_LIMIT = 1_000;
+    private static final int BOUND = 100_000;
+    private static final int HOT_LIMIT = 100;
     private static final Duration FLOOD_TIME = Duration.ofSeconds(30);
+    /** The flood goes on past {@link #FLOOD_TIME} until it has sent twice the bound, up to this long. */
+    private static final Duration MAX_FLOOD_TIME = Duration.ofSeconds(75);
+    /**
+     * The decision timeout: the machine is 2 cores shared with other builds (load averages of 10 and more were
+     * seen), where 1 s is missed by a starved client or member now and then; an unbounded member misses any.
+     */
+    private static final int TIMEOUT_SECONDS = 5;
+    private static final Duration TIMEOUT = Duration.ofSeconds(TIMEOUT_SECONDS);
     private static final long MAX_KEYS = 3_000_000;
     private static final int THREADS = 4;
-    private static final int IN_FLIGHT = 512;
+    private static final int IN_FLIGHT = 256;
     private static final Duration WINDOW = Duration.ofHours(1);
     /** Latency buckets of 0.1 ms up to 5 s. */
     private static final int BUCKETS = 50_000;
 
     /**
-     * One member JVM ({@code -Xmx128m}, {@code sluice.member.maxKeys=150000}), a client in this JVM, 4 threads with
-     * up to 512 decisions in flight sending {@code partitioned("flood", fixedWindow(10, 1 h))} a new partition id
-     * each for 30 s (or 3,000,000 keys), while another thread asks a hot key of {@code fixedWindow(1000, 1 h)}
-     * every millisecond or so, and another samples the member's heap and entries every second.
+     * One member JVM ({@code -Xmx128m}, {@code sluice.member.maxKeys=100000}), a client in this JVM, 4 threads with
+     * up to 256 decisions in flight sending {@code partitioned("flood", fixedWindow(10, 1 h))} a new partition id
+     * each for 30 s (longer, up to 75 s, until twice the bound is sent; at most 3,000,000 keys), while another
+     * thread asks a hot key of {@code fixedWindow(100, 1 h)} every millisecond or so, and another samples the
+     * member's heap and entries every second.
      *
-     * <p>Expected: every decision of the flood and of the hot key is the store's, within the default 1 s decision
-     * timeout (failure mode {@code THROW}: a timeout would be an exception); the member never holds more than its
-     * bound, its heap after a full GC stays below half of its maximum, and the keys beyond the bound were
-     * evicted; the hot key, in use throughout, is never evicted: it grants exactly 1,000 (an eviction would start
-     * its budget over). Without the bound (the same test with a bound of 2^31 - 1 keys) the member stopped
-     * answering during the flood: its heap full, a call to it timed out after 30 s. The figures
-     * (keys per second, heap, evictions, decision latency) are printed and written to
+     * <p>Expected: every decision of the flood and of the hot key is the store's, within the decision timeout
+     * ({@value #TIMEOUT_SECONDS} s, failure mode {@code THROW}: a timeout would be an exception); the member never
+     * holds more than its bound, its heap after a full GC stays below half of its maximum, and the keys beyond the
+     * bound were evicted; the hot key, in use throughout, is never evicted: it grants exactly its 100 of many more
+     * asks (an eviction would start its budget over). Without the bound (the same test with a bound of 2^31 - 1
+     * keys) the member stopped answering during the flood: its heap full, a call to it timed out after 30 s. The
+     * figures (keys per second, heap, evictions, decision latency) are printed and written to
      * {@code target/faults/key-flood.md}.
      */
     @Test
-    @Timeout(value = 150, unit = TimeUnit.SECONDS)
+    @Timeout(value = 180, unit = TimeUnit.SECONDS)
     void keyFlood_memberKeepsDecidingWithinTimeout_memoryBounded_hotKeyExact() throws Exception {
         FaultCluster cluster = new FaultCluster("faults-key-flood", PORT, 1).maxHeap(HEAP)
                 .property(SluiceMember.MAX_KEYS_PROPERTY, Integer.toString(BOUND));
         try (cluster) {
             cluster.startAll();
-            HazelcastInstance client = cluster.client(Duration.ofSeconds(1));
+            HazelcastInstance client = cluster.client(TIMEOUT);
             FaultCluster.awaitMembers(client, 1, Duration.ofSeconds(30));
-            FaultCluster.warmUp(client);
+            // Seen twice after other tests in the same JVM: the first call right after the client saw the member
+            // found no connection. The flood is measured from a connected client, so the warm-up may retry.
+            FaultCluster.await(() -> {
+                try {
+                    FaultCluster.warmUp(client);
+                    return true;
+                } catch (HazelcastClientOfflineException e) {
+                    return false;
+                }
+            }, Duration.ofSeconds(30), () -> "the client never reached the member");
             RateLimiters limiters = HazelcastRateLimiters.create(client);
             Windows.avoidBoundary(WINDOW, Duration.ofSeconds(120));
-            PartitionedRateLimiter<String> flood = limiters.partitioned("flood", LimitSpec.fixedWindow(10, WINDOW));
-            RateLimiter hot = limiters.limiter("flood-hot", LimitSpec.fixedWindow(HOT_LIMIT, WINDOW));
+            LimiterOptions options = LimiterOptions.builder().decisionTimeout(TIMEOUT).build();
+            PartitionedRateLimiter<String> flood = limiters.partitioned("flood", LimitSpec.fixedWindow(10, WINDOW),
+                    options);
+            RateLimiter hot = limiters.limiter("flood-hot", LimitSpec.fixedWindow(HOT_LIMIT, WINDOW), options);
 
             AtomicBoolean flooding = new AtomicBoolean(true);
             AtomicLong sent = new AtomicLong();
@@ -95,11 +117,13 @@ final class FaultKeyFloodTest {
             ExecutorService pool = Executors.newFixedThreadPool(THREADS + 2);
             long start = System.nanoTime();
             long deadline = start + FLOOD_TIME.toNanos();
+            long lastDeadline = start + MAX_FLOOD_TIME.toNanos();
             List<Future<?>> tasks = new ArrayList<>();
             for (int t = 0; t < THREADS; t++) {
                 int thread = t;
                 tasks.add(pool.submit(() -> {
-                    for (long i = 0; System.nanoTime() < deadline && sent.get() < MAX_KEYS; i++) {
+                    for (long i = 0; sent.get() < MAX_KEYS && (System.nanoTime() < deadline
+                            || sent.get() < 2L * BOUND && System.nanoTime() < lastDeadline); i++) {
                         inFlight.acquire();
                         sent.incrementAndGet();
                         long t0 = System.nanoTime();
@@ -145,7 +169,7 @@ final class FaultKeyFloodTest {
                 return null;
             }));
             for (int t = 0; t < THREADS; t++) {
-                tasks.get(t).get(FLOOD_TIME.toSeconds() + 60, TimeUnit.SECONDS);
+                tasks.get(t).get(MAX_FLOOD_TIME.toSeconds() + 30, TimeUnit.SECONDS);
             }
             assertTrue(inFlight.tryAcquire(IN_FLIGHT, 30, TimeUnit.SECONDS), "the flood's last decisions came back");
             long took = System.nanoTime() - start;
