@@ -1,5 +1,6 @@
 package dev.sluice.servlet;
 
+import dev.sluice.limiter.Durability;
 import dev.sluice.limiter.FailureMode;
 import dev.sluice.limiter.IllegalParameterException;
 import dev.sluice.limiter.LimitSpec;
@@ -45,7 +46,7 @@ final class PropertiesReader {
     // A composite is no algorithm of its own here: a route names several policies instead.
     static final List<String> ALGORITHMS = LimitSpec.ALGORITHMS.stream().filter(a -> !a.equals(LimitSpec.ALL_OF)).toList();
     static final Set<String> COMMON_POLICY_KEYS = Set.of("algorithm", "queue-limit", "failure-mode",
-            "decision-timeout", "max-retries", "identity", "shadow");
+            "decision-timeout", "max-retries", "durability", "identity", "shadow");
     static final Map<String, Set<String>> ALGORITHM_KEYS = Map.of(
             "fixed-window", Set.of("permit-limit", "window"),
             "sliding-window", Set.of("permit-limit", "window", "segments"),
@@ -210,6 +211,14 @@ final class PropertiesReader {
                 options.failureMode(FailureMode.valueOf(mode.toUpperCase(Locale.ROOT)));
             } catch (IllegalArgumentException e) {
                 throw p.error("failure-mode", "expected one of allow, deny, throw");
+            }
+        }
+        if (settings.containsKey("durability")) {
+            String durability = settings.get("durability");
+            try {
+                options.durability(Durability.valueOf(durability.toUpperCase(Locale.ROOT)));
+            } catch (IllegalArgumentException e) {
+                throw p.error("durability", "expected one of replicated, ephemeral");
             }
         }
         RateLimitPolicy policy;
