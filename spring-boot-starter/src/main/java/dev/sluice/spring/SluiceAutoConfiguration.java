@@ -2,13 +2,10 @@ package dev.sluice.spring;
 
 import dev.sluice.limiter.DecisionListener;
 import dev.sluice.limiter.RateLimiters;
-import dev.sluice.limiter.local.LocalRateLimiters;
 import dev.sluice.limiter.micrometer.SluiceMetrics;
 import dev.sluice.servlet.HttpRateLimiter;
 import dev.sluice.servlet.RateLimitFilterConfig;
 import io.micrometer.core.instrument.MeterRegistry;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -34,12 +31,12 @@ import org.springframework.context.annotation.Import;
         "org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration"})
 @ConditionalOnProperty(prefix = "sluice", name = "enabled", havingValue = "true", matchIfMissing = true)
 @EnableConfigurationProperties(SluiceProperties.class)
+// Backends in order of preference; each registers only if no RateLimiters exists yet. They are imports, not
+// nested classes, because nested classes would be registered before the imports.
 @Import({SluiceHazelcastConfiguration.class, SluiceJCacheConfiguration.class,
-        SluiceAutoConfiguration.InProcessBackend.class, SluiceWebConfiguration.class,
+        SluiceInProcessConfiguration.class, SluiceWebConfiguration.class,
         SluiceActuatorConfiguration.class})
 public class SluiceAutoConfiguration {
-    private static final Log LOG = LogFactory.getLog(SluiceAutoConfiguration.class);
-
     /**
      * The policies and routes of {@code sluice.*}, with every {@link DecisionListener} bean (such as the
      * Micrometer binder) on every policy.
@@ -83,19 +80,6 @@ public class SluiceAutoConfiguration {
         @ConditionalOnMissingBean
         SluiceMetrics sluiceMetrics(MeterRegistry registry) {
             return new SluiceMetrics(registry);
-        }
-    }
-
-    /** The backend when the context has no other: this process alone. */
-    @Configuration(proxyBeanMethods = false)
-    static class InProcessBackend {
-        @Bean
-        @ConditionalOnMissingBean(RateLimiters.class)
-        SluiceRateLimiters sluiceRateLimiters() {
-            LOG.warn("Sluice: no HazelcastInstance or JCache CacheManager in the context, so rate limits are kept"
-                    + " in this process: each instance of the application has its own budgets (N instances admit"
-                    + " up to N times each limit). Add Hazelcast or a JCache provider to share them.");
-            return new SluiceRateLimiters(LocalRateLimiters.create(), SluiceRateLimiters.IN_PROCESS);
         }
     }
 
