@@ -206,20 +206,10 @@ final class PropertiesReader {
             }
         }
         if (settings.containsKey("failure-mode")) {
-            String mode = settings.get("failure-mode");
-            try {
-                options.failureMode(FailureMode.valueOf(mode.toUpperCase(Locale.ROOT)));
-            } catch (IllegalArgumentException e) {
-                throw p.error("failure-mode", "expected one of allow, deny, throw");
-            }
+            options.failureMode(p.choice("failure-mode", FailureMode.class, "allow, deny, throw"));
         }
         if (settings.containsKey("durability")) {
-            String durability = settings.get("durability");
-            try {
-                options.durability(Durability.valueOf(durability.toUpperCase(Locale.ROOT)));
-            } catch (IllegalArgumentException e) {
-                throw p.error("durability", "expected one of replicated, ephemeral");
-            }
+            options.durability(p.choice("durability", Durability.class, "replicated, ephemeral"));
         }
         RateLimitPolicy policy;
         try {
@@ -278,6 +268,15 @@ final class PropertiesReader {
                 return d;
             } catch (DateTimeParseException e) {
                 throw error(setting, "expected " + expected);
+            }
+        }
+
+        /** The constant of {@code type} named by the setting, in any case; {@code expected} lists them as written. */
+        <E extends Enum<E>> E choice(String setting, Class<E> type, String expected) {
+            try {
+                return Enum.valueOf(type, settings.get(setting).toUpperCase(Locale.ROOT));
+            } catch (IllegalArgumentException e) {
+                throw error(setting, "expected one of " + expected);
             }
         }
 

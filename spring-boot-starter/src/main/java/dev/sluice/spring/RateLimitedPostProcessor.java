@@ -8,8 +8,12 @@ import dev.sluice.servlet.RateLimitPolicy;
 import java.lang.reflect.Method;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Function;
+import java.util.function.Supplier;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.springframework.aop.framework.autoproxy.AbstractBeanFactoryAwareAdvisingPostProcessor;
@@ -26,7 +30,10 @@ import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.expression.Expression;
 import org.springframework.expression.ExpressionException;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
+import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 
 /**
  * Proxies beans with {@link RateLimited} methods, and checks once every singleton exists that each names a
@@ -103,7 +110,15 @@ final class RateLimitedPostProcessor extends AbstractBeanFactoryAwareAdvisingPos
         }
     }
 
-    /** Takes the permits before the method runs; releases a concurrency lease when it returns or throws. */
+    private static final boolean REACTOR = ClassUtils.isPresent("reactor.core.publisher.Mono",
+            RateLimitedPostProcessor.class.getClassLoader());
+
+    /**
+     * Takes the permits before the method runs; releases a concurrency lease when it returns or throws. A
+     * method that returns a {@code Mono}, {@code Flux} or {@link CompletionStage} is asked with
+     * {@code acquireAsync}, so no thread (an event loop least of all) waits for the store; it runs once the
+     * permits are granted and holds a concurrency lease until its result completes.
+     */
     private static final class Interceptor implements MethodInterceptor {
         private static final SpelExpressionParser PARSER = new SpelExpressionParser();
         private static final ParameterNameDiscoverer NAMES = new DefaultParameterNameDiscoverer();
@@ -140,17 +155,49 @@ final class RateLimitedPostProcessor extends AbstractBeanFactoryAwareAdvisingPos
                         + "', which is not defined; defined policies: " + r.config().policies().keySet());
             }
             String partition = Keys.sha256(identity(a, method, invocation));
-            Lease lease = limiter.tryAcquire(partition, a.permits());
             RateLimitPolicy policy = r.config().policies().get(a.policy());
-            if (!lease.isAcquired() && !(r.config().shadow() || policy.shadow())) {
-                throw new RateLimitExceededException(a.policy(), lease, r.refusal(a.policy(), partition, lease),
-                        r.config().problemType());
+            boolean shadow = r.config().shadow() || policy.shadow();
+            HttpRateLimiter decider = r;
+            Function<Lease, RateLimitExceededException> refusal = lease -> lease.isAcquired() || shadow ? null
+                    : new RateLimitExceededException(a.policy(), lease, decider.refusal(a.policy(), partition, lease),
+                            decider.config().problemType());
+            Class<?> returned = method.getReturnType();
+            if (REACTOR && Reactive.handles(returned)) {
+                return Reactive.limit(returned, () -> limiter.acquireAsync(partition, a.permits()), refusal, invocation);
+            }
+            if (CompletionStage.class.isAssignableFrom(returned)) {
+                return limitAsync(limiter.acquireAsync(partition, a.permits()), refusal, invocation);
+            }
+            Lease lease = limiter.tryAcquire(partition, a.permits());
+            RateLimitExceededException refused = refusal.apply(lease);
+            if (refused != null) {
+                throw refused;
             }
             try {
                 return invocation.proceed();
             } finally {
                 lease.close(); // gives back a concurrency lease; a no-op for every other
             }
+        }
+
+        /** A method returning a {@link CompletionStage} runs once the permits are granted; the lease is held until it completes. */
+        private static CompletableFuture<Object> limitAsync(CompletableFuture<Lease> acquired,
+                Function<Lease, RateLimitExceededException> refusal, MethodInvocation invocation) {
+            return acquired.thenCompose(lease -> {
+                RateLimitExceededException refused = refusal.apply(lease);
+                if (refused != null) {
+                    return CompletableFuture.failedFuture(refused);
+                }
+                CompletionStage<?> result;
+                try {
+                    result = (CompletionStage<?>) invocation.proceed();
+                } catch (Throwable t) {
+                    lease.close();
+                    return CompletableFuture.failedFuture(t);
+                }
+                return result.toCompletableFuture().<Object>thenApply(v -> v)
+                        .whenComplete((v, e) -> lease.close());
+            });
         }
 
         private String identity(RateLimited a, Method method, MethodInvocation invocation) {
@@ -166,6 +213,39 @@ final class RateLimitedPostProcessor extends AbstractBeanFactoryAwareAdvisingPos
                         + " gave null; expected a value that tells who is limited");
             }
             return value.toString();
+        }
+    }
+
+    /** Reactor types, only touched when Reactor is on the classpath. */
+    private static final class Reactive {
+        private Reactive() {}
+
+        static boolean handles(Class<?> returned) {
+            return Mono.class.isAssignableFrom(returned) || Flux.class.isAssignableFrom(returned);
+        }
+
+        static Object limit(Class<?> returned, Supplier<CompletableFuture<Lease>> acquire,
+                Function<Lease, RateLimitExceededException> refusal, MethodInvocation invocation) {
+            Mono<Lease> granted = Mono.fromFuture(acquire).flatMap(lease -> {
+                RateLimitExceededException refused = refusal.apply(lease);
+                return refused != null ? Mono.error(refused) : Mono.just(lease);
+            });
+            if (Mono.class.isAssignableFrom(returned)) {
+                return granted.flatMap(lease -> Mono.usingWhen(Mono.just(lease), l -> (Mono<?>) proceed(invocation),
+                        l -> Mono.fromRunnable(l::close)));
+            }
+            return granted.flatMapMany(lease -> Flux.usingWhen(Mono.just(lease), l -> (Flux<?>) proceed(invocation),
+                    l -> Mono.fromRunnable(l::close)));
+        }
+
+        private static Object proceed(MethodInvocation invocation) {
+            try {
+                return invocation.proceed();
+            } catch (RuntimeException | Error e) {
+                throw e;
+            } catch (Throwable t) {
+                throw new IllegalStateException(t);
+            }
         }
     }
 }
