@@ -89,21 +89,21 @@ final class RateLimitedPostProcessor extends AbstractBeanFactoryAwareAdvisingPos
             RateLimited a = use.annotation();
             RateLimitPolicy policy = rateLimiter.config().policies().get(a.policy());
             if (policy == null) {
-                throw new IllegalStateException(use.where() + " names policy '" + a.policy()
+                throw new InvalidSluiceConfigurationException(use.where() + " names policy '" + a.policy()
                         + "', which is not defined; defined policies (sluice.policies.<name>): "
-                        + rateLimiter.config().policies().keySet());
+                        + rateLimiter.config().policies().keySet(), null);
             }
             long limit = policy.spec().limit();
             if (a.permits() < 1 || a.permits() > limit) {
-                throw new IllegalStateException(use.where() + " takes permits=" + a.permits()
+                throw new InvalidSluiceConfigurationException(use.where() + " takes permits=" + a.permits()
                         + "; expected a whole number between 1 and " + limit + " (the limit of policy '"
-                        + a.policy() + "')");
+                        + a.policy() + "')", null);
             }
             if (!a.key().isEmpty()) {
                 try {
                     interceptor.expression(use.method(), a.key());
                 } catch (ExpressionException e) {
-                    throw new IllegalStateException(use.where() + " has key=\"" + a.key()
+                    throw new InvalidSluiceConfigurationException(use.where() + " has key=\"" + a.key()
                             + "\", which is not a SpEL expression: " + e.getMessage(), e);
                 }
             }

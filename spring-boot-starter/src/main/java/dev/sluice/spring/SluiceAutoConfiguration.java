@@ -41,16 +41,21 @@ public class SluiceAutoConfiguration {
      * The policies and routes of {@code sluice.*}, with every {@link DecisionListener} bean (such as the
      * Micrometer binder) on every policy.
      *
-     * @throws IllegalArgumentException naming the property, its value and what is allowed
+     * @throws InvalidSluiceConfigurationException naming the property, its value and what is allowed
      */
     @Bean
     @ConditionalOnMissingBean
     public RateLimitFilterConfig sluiceFilterConfig(SluiceProperties properties,
             ObjectProvider<DecisionListener> listeners) {
-        properties.getPrefilter().modeName(); // validated with the rest, at start-up
-        RateLimitFilterConfig.Builder builder = RateLimitFilterConfig.builder().properties(properties.toFilterProperties());
-        listeners.orderedStream().forEach(builder::listener);
-        return builder.build();
+        try {
+            properties.getPrefilter().modeName(); // validated with the rest, at start-up
+            RateLimitFilterConfig.Builder builder =
+                    RateLimitFilterConfig.builder().properties(properties.toFilterProperties());
+            listeners.orderedStream().forEach(builder::listener);
+            return builder.build();
+        } catch (IllegalArgumentException e) {
+            throw new InvalidSluiceConfigurationException(e.getMessage(), e);
+        }
     }
 
     /** Decides requests for the filters, {@link RateLimited} methods and the Actuator endpoint alike. */
@@ -62,9 +67,9 @@ public class SluiceAutoConfiguration {
         RateLimiters store = limiters;
         if (mode != null) {
             if (!PrefilterSupport.PRESENT) {
-                throw new IllegalArgumentException("invalid property sluice.prefilter.mode='"
+                throw new InvalidSluiceConfigurationException("invalid property sluice.prefilter.mode='"
                         + properties.getPrefilter().getMode() + "'; the pre-filter needs dev.sluice:local-prefilter"
-                        + " on the classpath (or set it to off)");
+                        + " on the classpath (or set it to off)", null);
             }
             store = new PrefilteredRateLimiters(limiters, mode);
         }

@@ -11,6 +11,13 @@ import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.hazelcast.autoconfigure.HazelcastAutoConfiguration;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
@@ -104,6 +111,22 @@ class InvalidPropertiesTest {
                 .run(context -> assertThat(String.join("\n", messages(context.getStartupFailure()))).contains(
                         "takes permits=11; expected a whole number between 1 and 10 (the limit of policy 'p')"));
     }
+
+    @Test
+    @ExtendWith(OutputCaptureExtension.class)
+    void application_failsToStart_withBootsReportNamingTheProperty(CapturedOutput output) {
+        SpringApplicationBuilder app = new SpringApplicationBuilder(Plain.class).web(WebApplicationType.NONE);
+        assertThatThrownBy(() -> app.run("--sluice.policies.p.algorithm=gcra", "--sluice.policies.p.permit-limit=10",
+                "--sluice.policies.p.window=PT1S", "--sluice.policies.p.burst=0"))
+                .hasRootCauseMessage("invalid property sluice.policies.p.burst='0'; expected a whole number between 1"
+                        + " and 1000000000");
+        assertThat(output).contains("APPLICATION FAILED TO START", "Description:",
+                "invalid property sluice.policies.p.burst='0'", "Action:", "Correct the sluice.* configuration");
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @EnableAutoConfiguration(exclude = HazelcastAutoConfiguration.class)
+    static class Plain {}
 
     @Test
     void validProperties_start() {
