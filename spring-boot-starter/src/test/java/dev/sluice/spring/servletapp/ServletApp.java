@@ -1,6 +1,7 @@
 package dev.sluice.spring.servletapp;
 
 import dev.sluice.spring.RateLimited;
+import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.stereotype.Service;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -10,6 +11,11 @@ import org.springframework.web.bind.annotation.RestController;
 /** A Spring MVC application with no Sluice code but one annotation: everything else is application.yml. */
 @SpringBootApplication
 public class ServletApp {
+
+    /** Runs the application on its own, e.g. to measure its start-up (see the module's notes). */
+    public static void main(String[] args) {
+        SpringApplication.run(ServletApp.class, args);
+    }
 
     @RestController
     static class Api {
