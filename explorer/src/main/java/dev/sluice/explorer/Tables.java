@@ -24,7 +24,7 @@ final class Tables {
                 .append(settings.limit()).append(" per ").append(Settings.formatDuration(settings.windowMillis()))
                 .append("; the token bucket and GCRA refill that rate and hold a burst of one limit.\n\n")
                 .append("- **admitted**, **refused**: decisions over the whole trace, all keys together; **vs the log**:"
-                        + " how many more (+) or fewer (−) the algorithm admitted than the sliding log did on the same"
+                        + " how many more (+) or fewer (-) the algorithm admitted than the sliding log did on the same"
                         + " arrivals.\n")
                 .append("- **max in a window ÷ limit**: the most admissions one key had in any interval one window long,"
                         + " `(t − window, t]`, divided by the limit. The exact rule, which the sliding log enforces,"
