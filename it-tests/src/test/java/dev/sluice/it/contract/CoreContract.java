@@ -91,6 +91,47 @@ public abstract class CoreContract {
         assertFalse(limiters.get(0).tryAcquire(1).isAcquired());
     }
 
+    /**
+     * A chain (this spec, then 60 for everyone) under 32 threads over every replica: exactly 60 stand, and the
+     * first link holds exactly those 60 afterwards, every refused chain's grant having been refunded.
+     */
+    @ParameterizedTest
+    @MethodSource("limit100")
+    void chain_heavyConcurrencyFromEveryReplica_exactOnEveryLinkAndRefundsExact(LimitSpec spec) throws Exception {
+        String name = unique("chain");
+        LimitSpec everyone = LimitSpec.fixedWindow(60, Duration.ofHours(1));
+        List<RateLimiter> chains = backend().replicas().stream()
+                .map(r -> RateLimiters.chain(limiter(r, name + "-first", spec), limiter(r, name + "-everyone", everyone)))
+                .toList();
+        ExecutorService pool = Executors.newFixedThreadPool(32);
+        AtomicInteger granted = new AtomicInteger();
+        CountDownLatch start = new CountDownLatch(1);
+        List<Future<?>> futures = new ArrayList<>();
+        try {
+            for (int t = 0; t < 32; t++) {
+                int thread = t;
+                futures.add(pool.submit(() -> {
+                    start.await();
+                    for (int i = thread; i < 400; i += 32) {
+                        if (chains.get(i % chains.size()).tryAcquire(1).isAcquired()) {
+                            granted.incrementAndGet();
+                        }
+                    }
+                    return null;
+                }));
+            }
+            start.countDown();
+            for (Future<?> f : futures) {
+                f.get(2, TimeUnit.MINUTES);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertEquals(60, granted.get(), spec.algorithm() + " chain on " + backend().name());
+        RateLimiter first = limiter(backend().limiters(), name + "-first", spec);
+        assertEquals(40, first.tryAcquire(0).remaining(), spec.algorithm() + ": the first link holds the 60 that stand");
+    }
+
     @ParameterizedTest
     @MethodSource("limit5")
     void tryAcquire_zeroPermits_probesWithoutConsuming(LimitSpec spec) {

@@ -169,7 +169,9 @@ final class Decider {
             }
             Throwable failure = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
             long pause = backoff(attempt, decision.deadline);
-            if (isUsageError(failure) || attempt >= options.maxRetries() || !store.isRetryable(failure) || pause < 0) {
+            // A refund is never retried: the first attempt may have been applied, and a second would give back twice.
+            if (isUsageError(failure) || attempt >= options.maxRetries() || decision.request.op() == Op.REFUND
+                    || !store.isRetryable(failure) || pause < 0) {
                 result.completeExceptionally(failure);
                 return;
             }
