@@ -28,6 +28,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
@@ -232,11 +233,7 @@ public final class RateLimitFilter implements Filter {
         List<Decision> decisions = decide(cfg, request, applied);
         boolean refused = decisions.stream().anyMatch(Decision::refuses);
         if (refused || decisions.stream().anyMatch(Decision::unavailable)) {
-            decisions.forEach(d -> {
-                if (d.lease() != null) {
-                    d.lease().close(); // gives back a concurrency lease; a no-op for every other
-                }
-            });
+            refundAll(decisions);
             if (refused) {
                 Responses.tooManyRequests(response, decisions, cfg);
             } else {
@@ -293,6 +290,25 @@ public final class RateLimitFilter implements Filter {
             stopped |= d.refuses() || d.unavailable();
         }
         return decisions;
+    }
+
+    /**
+     * Gives back what the policies before the refusing one granted (a rate's permits, a concurrency lease), as
+     * a chain does, before the client hears back: a refused request costs no policy anything. Waits at most
+     * the slowest policy's decision timeout; a refund that fails leaves its permits spent (stricter only).
+     */
+    private static void refundAll(List<Decision> decisions) {
+        List<CompletableFuture<Boolean>> refunds = new ArrayList<>();
+        for (Decision d : decisions) {
+            if (d.lease() != null) {
+                refunds.add(d.lease().refund());
+            }
+        }
+        try {
+            CompletableFuture.allOf(refunds.toArray(CompletableFuture[]::new)).join();
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "a refund failed; those permits stay spent: {0}", e.toString());
+        }
     }
 
     /** Runs the chain holding concurrency leases; releases them when the request ends, however it ends. */
