@@ -1,5 +1,6 @@
 package dev.sluice.limiter;
 
+import dev.sluice.limiter.runtime.Waits;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -9,9 +10,6 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
  * Limits on different keys taken in order, all or nothing ({@link RateLimiters#chain}): each link is asked
@@ -254,30 +252,8 @@ final class Chain {
         if (maxWait == null || maxWait.isZero() || maxWait.isNegative()) {
             return tryAcquire(links, permits);
         }
-        long waitNanos;
-        try {
-            waitNanos = maxWait.toNanos();
-        } catch (ArithmeticException tooLong) {
-            waitNanos = Long.MAX_VALUE;
-        }
-        CompletableFuture<Lease> future = acquireAsync(links, permits);
-        try {
-            return future.get(waitNanos, TimeUnit.NANOSECONDS);
-        } catch (TimeoutException e) {
-            if (future.cancel(false)) {
-                return record(closedRefusal(links));
-            }
-            return future.join();
-        } catch (InterruptedException e) {
-            future.cancel(false);
-            throw e;
-        } catch (ExecutionException e) {
-            Throwable cause = e.getCause();
-            if (cause instanceof RuntimeException r) {
-                throw r;
-            }
-            throw new DecisionUnavailableException(name, "a link failed: " + cause, cause);
-        }
+        return Waits.await(acquireAsync(links, permits), Waits.toNanosSaturated(maxWait),
+                () -> record(closedRefusal(links)), name);
     }
 
     /**

@@ -142,7 +142,7 @@ public final class HttpRateLimiter implements AutoCloseable {
         if (applied.isEmpty()) {
             return CompletableFuture.completedFuture(HttpDecision.NOT_LIMITED);
         }
-        return decidePolicies(request, applied, acquisition).thenApply(this::answer);
+        return decidePolicies(request, applied, acquisition).thenCompose(this::answer);
     }
 
     /**
@@ -213,22 +213,19 @@ public final class HttpRateLimiter implements AutoCloseable {
         return HttpDecision.answer(answer);
     }
 
-    /** The answer to a request whose policies were decided. */
-    private HttpDecision answer(List<Decision> decisions) {
+    /** The answer to a request whose policies were decided; a refusal's once the granted policies are refunded. */
+    private CompletableFuture<HttpDecision> answer(List<Decision> decisions) {
         Responses.Answer answer = new Responses.Answer();
         boolean refused = decisions.stream().anyMatch(Decision::refuses);
         if (refused || decisions.stream().anyMatch(Decision::unavailable)) {
-            decisions.forEach(d -> {
-                if (d.lease() != null) {
-                    d.lease().close(); // gives back a concurrency lease; a no-op for every other
+            return refundAll(decisions).thenApply(refunded -> {
+                if (refused) {
+                    Responses.tooManyRequests(answer, decisions, config);
+                } else {
+                    Responses.unavailable(answer, decisions, config);
                 }
+                return HttpDecision.answer(answer);
             });
-            if (refused) {
-                Responses.tooManyRequests(answer, decisions, config);
-            } else {
-                Responses.unavailable(answer, decisions, config);
-            }
-            return HttpDecision.answer(answer);
         }
         Responses.rateLimitHeaders(answer, decisions, config);
         List<Lease> held = new ArrayList<>();
@@ -238,7 +235,28 @@ public final class HttpRateLimiter implements AutoCloseable {
                 held.add(d.lease());
             }
         }
-        return HttpDecision.proceed(answer, held);
+        return CompletableFuture.completedFuture(HttpDecision.proceed(answer, held));
+    }
+
+    /**
+     * Gives back what the policies before the refusing one granted (a rate's permits, a concurrency lease), as
+     * a chain does, before the client hears back: a refused request costs no policy anything. Completes within
+     * the slowest policy's decision timeout (no thread waits for it in {@link #decideAsync}); a refund that fails
+     * leaves its permits spent (stricter only).
+     */
+    private static CompletableFuture<Void> refundAll(List<Decision> decisions) {
+        List<CompletableFuture<Boolean>> refunds = new ArrayList<>();
+        for (Decision d : decisions) {
+            if (d.lease() != null) {
+                refunds.add(d.lease().refund());
+            }
+        }
+        return CompletableFuture.allOf(refunds.toArray(CompletableFuture[]::new)).handle((done, failure) -> {
+            if (failure != null) {
+                LOG.log(Level.WARNING, "a refund failed; those permits stay spent: {0}", failure.toString());
+            }
+            return null;
+        });
     }
 
     /**

@@ -78,6 +78,13 @@ final class Responses {
         } else if (spec instanceof LimitSpec.Gcra s) {
             // The time to earn back a whole burst at the sustained rate.
             millis = multiplyDivide(s.burst(), s.periodMillis(), s.permitsPerPeriod(), true);
+        } else if (spec instanceof LimitSpec.AllOf all) {
+            // q is the smallest component limit: its component's window is the one q applies to.
+            LimitSpec binding = all.components().get(0);
+            for (LimitSpec c : all.components()) {
+                binding = c.limit() < binding.limit() ? c : binding;
+            }
+            return windowSeconds(binding);
         } else {
             millis = -1; // concurrency: no window
         }

@@ -63,6 +63,10 @@ public final class Algorithms {
     public static Verdict step(LimitSpec spec, long[] state, long nowMillis, Op op, long permits, long leaseId) {
         Objects.requireNonNull(spec, "spec");
         Objects.requireNonNull(op, "op");
+        if (op == Op.REPLACE_FOREIGN) {
+            boolean foreign = state != null && !isReadable(spec, state);
+            return new Verdict(foreign, 0, spec.limit(), Verdict.NO_RETRY, 0, 0, 0, foreign ? null : state);
+        }
         checkPermits(spec, permits);
         boolean concurrency = spec instanceof LimitSpec.Concurrency;
         if (op == Op.REFUND ? concurrency : op != Op.ACQUIRE && !concurrency) {
@@ -198,6 +202,15 @@ public final class Algorithms {
 
     static int shapeOf(long[] state) {
         return (int) state[HEADER];
+    }
+
+    private static boolean isReadable(LimitSpec spec, long[] state) {
+        try {
+            checkHeader(spec, state);
+            return true;
+        } catch (IllegalStateException e) {
+            return false;
+        }
     }
 
     private static void checkHeader(LimitSpec spec, long[] state) {

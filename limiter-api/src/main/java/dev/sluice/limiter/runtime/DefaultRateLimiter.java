@@ -24,7 +24,6 @@ import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -437,35 +436,9 @@ final class DefaultRateLimiter implements RateLimiter {
         if (maxWait == null || maxWait.isZero() || maxWait.isNegative()) {
             return tryAcquire(permits);
         }
-        long waitNanos = toNanosSaturated(maxWait); // before anything is queued: it cannot fail afterwards
+        long waitNanos = Waits.toNanosSaturated(maxWait); // before anything is queued: it cannot fail afterwards
         long start = decider.ticker.read();
-        CompletableFuture<Lease> future = acquireAsync(permits);
-        try {
-            return future.get(waitNanos, TimeUnit.NANOSECONDS);
-        } catch (TimeoutException e) {
-            if (future.cancel(false)) {
-                return record(closedRefusal(), start);
-            }
-            return future.join();
-        } catch (InterruptedException e) {
-            future.cancel(false);
-            throw e;
-        } catch (ExecutionException e) {
-            Throwable cause = e.getCause();
-            if (cause instanceof RuntimeException r) {
-                throw r;
-            }
-            throw new DecisionUnavailableException(name, "the store failed: " + cause, cause);
-        }
-    }
-
-    /** A positive wait in nanoseconds; one too long for a {@code long} (292 years) means as long as it takes. */
-    private static long toNanosSaturated(Duration wait) {
-        try {
-            return wait.toNanos();
-        } catch (ArithmeticException tooLong) {
-            return Long.MAX_VALUE;
-        }
+        return Waits.await(acquireAsync(permits), waitNanos, () -> record(closedRefusal(), start), name);
     }
 
     @Override

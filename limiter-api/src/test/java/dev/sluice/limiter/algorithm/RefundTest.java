@@ -222,4 +222,21 @@ class RefundTest {
         assertTrue(again.granted());
         assertEquals(0, again.remaining(), "the log kept one entry and took this one: 3 - 2 = 1, window 2 - 2 = 0");
     }
+
+    @Test
+    void replaceForeign_deletesOnlyWhatTheSpecCannotRead() {
+        LimitSpec log = new LimitSpec.SlidingLog(5, 1_000);
+        long[] bucket = Algorithms.acquire(new LimitSpec.TokenBucket(5, 1, 1_000), null, BASE, 1).state();
+        Verdict replaced = Algorithms.step(log, bucket, BASE, Op.REPLACE_FOREIGN, 0, 0);
+        assertTrue(replaced.granted());
+        assertNull(replaced.state(), "another algorithm's state is deleted");
+        long[] own = Algorithms.acquire(log, null, BASE, 1).state();
+        assertSame(own, Algorithms.step(log, own, BASE, Op.REPLACE_FOREIGN, 0, 0).state(), "readable state is kept");
+        long[] notSluice = {1, 2, 3};
+        assertNull(Algorithms.step(log, notSluice, BASE, Op.REPLACE_FOREIGN, 0, 0).state());
+        LimitSpec.AllOf two = LimitSpec.allOf(new LimitSpec.FixedWindow(5, 1_000), log);
+        LimitSpec.AllOf three = LimitSpec.allOf(new LimitSpec.FixedWindow(5, 1_000), log, new LimitSpec.FixedWindow(9, 99));
+        long[] composite = Algorithms.acquire(two, null, BASE, 1).state();
+        assertNull(Algorithms.step(three, composite, BASE, Op.REPLACE_FOREIGN, 0, 0).state(), "another shape");
+    }
 }
