@@ -84,6 +84,7 @@ public class SluiceAutoConfiguration {
         @ConditionalOnBean(MeterRegistry.class)
         @ConditionalOnMissingBean
         SluiceMetrics sluiceMetrics(MeterRegistry registry) {
+            BuiltWith.check("micrometer", MeterRegistry.class.getPackage().getImplementationVersion());
             return new SluiceMetrics(registry);
         }
     }
