@@ -28,7 +28,10 @@ class ReactiveFeaturesTest {
                 "--sluice.policies.watch.window=PT1H", "--sluice.policies.watch.shadow=true",
                 "--sluice.policies.one-at-a-time.algorithm=concurrency", "--sluice.policies.one-at-a-time.permit-limit=1",
                 "--sluice.routes.watch.pattern=/watch/*", "--sluice.routes.watch.policy=watch",
-                "--sluice.routes.slow.pattern=/slow", "--sluice.routes.slow.policy=one-at-a-time");
+                "--sluice.routes.slow.pattern=/slow", "--sluice.routes.slow.policy=one-at-a-time",
+                "--sluice.policies.one-queued.algorithm=concurrency", "--sluice.policies.one-queued.permit-limit=1",
+                "--sluice.policies.one-queued.queue-limit=1",
+                "--sluice.routes.queued.pattern=/queued", "--sluice.routes.queued.policy=one-queued");
     }
 
     @AfterAll
@@ -64,6 +67,13 @@ class ReactiveFeaturesTest {
         HttpResponse<String> after = Http.get(port(), "/slow"); // the first response completed: its lease is back
         assertThat(after.statusCode()).isEqualTo(200);
         assertThat(after.body()).isEqualTo("slow");
+    }
+
+    @Test
+    void queueLimit_secondRequestWaitsForTheFirstsLease_insteadOfBeingRefused() {
+        List<HttpResponse<String>> both = Http.burst(2, "/queued", port());
+        assertThat(both).extracting(HttpResponse::statusCode).containsExactly(200, 200);
+        assertThat(both).extracting(HttpResponse::body).containsExactly("slow", "slow");
     }
 
     @Test

@@ -41,7 +41,7 @@ public class ReactiveApp {
             return Mono.just("watched");
         }
 
-        @GetMapping("/slow")
+        @GetMapping({"/slow", "/queued"})
         Mono<String> slow() {
             return Mono.delay(Duration.ofMillis(500)).thenReturn("slow");
         }
