@@ -46,12 +46,12 @@ import java.util.Properties;
  *       marked {@code RateLimit-Degraded: true}; under {@code THROW}, {@code 503} with a
  *       temporary-reduced-capacity problem body.
  * </ul>
- * Policies are decided one after another, each in its own step (there is no one atomic decision across
- * policies). So a refusal by a later policy does not give back what the earlier ones granted: their
- * permits stay spent, as for any refused request (only a concurrency lease is released at once). Once an
- * enforced policy has refused, the later ones are only asked, with a probe that takes nothing: a refused
- * request costs them nothing, and still shows their state. Put the narrowest policies (per client) before
- * the broad ones (one budget for everyone), so that a client over its own limit cannot spend the shared one.
+ * A route's policies are a chain ({@code RateLimiters.chain}): decided one after another, each on its own
+ * key, and a refusal by a later policy refunds what the earlier ones granted before the 429 goes out, so a
+ * refused request costs no policy anything. Once an enforced policy has refused, the later ones are only
+ * asked, with a probe that takes nothing, which still shows their state. Putting the narrowest policies (per
+ * client) before the broad ones (one budget for everyone) saves hops: a client over its own limit is refused
+ * after one.
  *
  * <p>A policy in shadow mode ({@link RateLimitPolicy#withShadow(boolean)}, or every policy with
  * {@link RateLimitFilterConfig.Builder#shadow(boolean)}) is decided and charged as if enforced, answers the
