@@ -54,6 +54,8 @@ final class SluiceContender implements Contender {
             case "sliding-counter": return LimitSpec.slidingCounter(1_000_000_000L, Duration.ofHours(1));
             case "gcra": return LimitSpec.gcra(1_000_000_000L, Duration.ofSeconds(1), 1_000_000L);
             case "concurrency": return LimitSpec.concurrency(big, Duration.ofSeconds(30));
+            // Two components, each as its own row would be: the composite's cost beside a single spec's.
+            case "all-of": return LimitSpec.allOf(openSpec("token-bucket"), openSpec("fixed-window"));
             default: throw new IllegalArgumentException("unknown algorithm " + algorithm);
         }
     }
@@ -69,6 +71,7 @@ final class SluiceContender implements Contender {
             case "sliding-counter": return LimitSpec.slidingCounter(1, hour);
             case "gcra": return LimitSpec.gcra(1, hour, 1);
             case "concurrency": return LimitSpec.concurrency(1, hour);
+            case "all-of": return LimitSpec.allOf(closedSpec("token-bucket"), closedSpec("fixed-window"));
             default: throw new IllegalArgumentException("unknown algorithm " + algorithm);
         }
     }

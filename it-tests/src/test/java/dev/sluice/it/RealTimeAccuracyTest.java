@@ -1,6 +1,7 @@
 package dev.sluice.it;
 
 import static org.junit.jupiter.api.Assertions.assertAll;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.hazelcast.cache.HazelcastCachingProvider;
@@ -119,6 +120,36 @@ final class RealTimeAccuracyTest {
                 resources.get(i).close();
             }
         }
+    }
+
+    /**
+     * 10 per second and 50 per minute as one composite step, 32 callers over every member (and a client) for
+     * 6 s: no 1-second interval holds more than 10, and the minute's 50 bind exactly (the second's limit
+     * alone would allow 60 in that time).
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("compositeBackends")
+    void composite10PerSecondAnd50PerMinute_32Callers_neitherExceeded(String backend) throws Exception {
+        List<AutoCloseable> resources = new ArrayList<>();
+        try {
+            LimitSpec spec = LimitSpec.allOf(LimitSpec.slidingLog(10, Duration.ofSeconds(1)),
+                    LimitSpec.slidingLog(50, Duration.ofMinutes(1)));
+            List<RealTimeAccuracy.Result> run = RealTimeAccuracy.run(backend + " 32 callers", replicas(backend, resources),
+                    List.of(spec), LimiterOptions.builder().decisionTimeout(Duration.ofSeconds(10)).build(),
+                    Duration.ofSeconds(6), 32);
+            results.addAll(run);
+            RealTimeAccuracy.Result result = run.get(0);
+            assertTrue(result.ok(), result.row());
+            assertEquals(50, result.granted(), result.row());
+        } finally {
+            for (int i = resources.size() - 1; i >= 0; i--) {
+                resources.get(i).close();
+            }
+        }
+    }
+
+    static Stream<String> compositeBackends() {
+        return Stream.of("hazelcast-embedded", "hazelcast-client-coalescing");
     }
 
     private static List<RateLimiters> replicas(String backend, List<AutoCloseable> resources) {

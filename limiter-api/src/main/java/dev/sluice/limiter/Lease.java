@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * The outcome of one acquisition: granted or refused, with what a caller needs to act on it.
@@ -52,6 +53,22 @@ public interface Lease extends AutoCloseable {
     /** Releases a granted concurrency lease; a no-op for every other lease. Never throws. */
     @Override
     void close();
+
+    /**
+     * Gives back a granted lease's permits, as if they had not been taken, by the algorithm's own rule (see
+     * the README's semantics section): a window's count, a bucket's tokens less what refills have made good
+     * since, a log's entries, GCRA's arrival time, every component of a composite; a concurrency lease is
+     * released. At most once per lease; a refused or degraded lease, or one that cannot be given back (a
+     * value lease, a pre-filter's local allowance), gives back nothing.
+     *
+     * <p>Never throws. The refund is one step on the store, never retried (a retry could give back twice);
+     * one that fails leaves the permits consumed, which can only make the limiter stricter.
+     *
+     * @return completes with {@code true} when the store gave something back
+     */
+    default CompletableFuture<Boolean> refund() {
+        return CompletableFuture.completedFuture(false);
+    }
 
     /**
      * A granted lease with nothing to release.

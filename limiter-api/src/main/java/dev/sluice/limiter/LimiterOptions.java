@@ -21,6 +21,7 @@ public final class LimiterOptions {
     private final Duration renewInterval;
     private final Duration pollInterval;
     private final Durability durability;
+    private final boolean replaceForeignState;
     private final List<DecisionListener> listeners;
 
     private LimiterOptions(Builder b) {
@@ -32,6 +33,7 @@ public final class LimiterOptions {
         this.renewInterval = b.renewInterval;
         this.pollInterval = b.pollInterval;
         this.durability = b.durability;
+        this.replaceForeignState = b.replaceForeignState;
         this.listeners = List.copyOf(b.listeners);
     }
 
@@ -55,6 +57,7 @@ public final class LimiterOptions {
         b.renewInterval = renewInterval;
         b.pollInterval = pollInterval;
         b.durability = durability;
+        b.replaceForeignState = replaceForeignState;
         b.listeners.addAll(listeners);
         return b;
     }
@@ -88,6 +91,9 @@ public final class LimiterOptions {
 
     public Durability durability() { return durability; }
 
+    /** Whether a key holding another algorithm's (or another shape's) state is started over; see the builder. */
+    public boolean replaceForeignState() { return replaceForeignState; }
+
     public List<DecisionListener> listeners() { return listeners; }
 
     @Override
@@ -95,7 +101,7 @@ public final class LimiterOptions {
         return "LimiterOptions[queueLimit=" + queueLimit + ", queueOrder=" + queueOrder + ", failureMode="
                 + failureMode + ", maxRetries=" + maxRetries + ", decisionTimeout=" + decisionTimeout
                 + ", renewInterval=" + renewInterval + ", pollInterval=" + pollInterval + ", durability=" + durability
-                + ", listeners=" + listeners.size() + "]";
+                + (replaceForeignState ? ", replaceForeignState" : "") + ", listeners=" + listeners.size() + "]";
     }
 
     /** Builds {@link LimiterOptions}. Each setter validates its argument at once. */
@@ -108,6 +114,7 @@ public final class LimiterOptions {
         private Duration renewInterval;
         private Duration pollInterval = Duration.ofMillis(500);
         private Durability durability = Durability.REPLICATED;
+        private boolean replaceForeignState;
         private final List<DecisionListener> listeners = new ArrayList<>();
 
         private Builder() {}
@@ -160,6 +167,18 @@ public final class LimiterOptions {
         /** Default {@link Durability#REPLICATED}. */
         public Builder durability(Durability durability) {
             this.durability = Objects.requireNonNull(durability, "durability");
+            return this;
+        }
+
+        /**
+         * Off by default: a key that holds another algorithm's state, or a composite of another shape, is refused
+         * with {@link IllegalStateException}. On, such state is deleted (one atomic step that deletes only what
+         * this spec cannot read) and the decision made on a fresh key: for changing a limiter's algorithm on
+         * purpose. Every replica still on the old spec then starts the key over for its own in turn, each
+         * time with a full budget, so switch every replica at once.
+         */
+        public Builder replaceForeignState(boolean replace) {
+            this.replaceForeignState = replace;
             return this;
         }
 

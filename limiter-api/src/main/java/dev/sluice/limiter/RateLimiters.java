@@ -1,5 +1,10 @@
 package dev.sluice.limiter;
 
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+
 import java.util.function.Function;
 
 /**
@@ -43,6 +48,40 @@ public interface RateLimiters extends AutoCloseable {
     /** The size of this factory's store: keys held, its bound, evictions and capacity refusals. */
     default StoreStatistics storeStatistics() {
         return StoreStatistics.UNKNOWN;
+    }
+
+    /**
+     * Limiters on different keys as one, all or nothing: per client and also for everyone, say. Each link is
+     * asked in order with the same permits; when one refuses or throws, the grants of the links before it are
+     * {@linkplain Lease#refund() refunded} before the caller hears back, so a refused request spends nothing.
+     * No link ever admits more than its own limit; while a refund is on its way, a concurrent caller may be
+     * refused by an earlier link that will have room again a moment later.
+     *
+     * <p>The chain acquires, queues and fails as each link does: {@code acquireAsync} waits in each link's
+     * queue in turn (holding the earlier links' permits), a link that cannot decide applies its own failure
+     * mode, and cancelling refunds. The chain's lease has the smallest remaining of its links and the longest
+     * reset; closing it closes every link's lease. Its name is {@code chain(<names>)}; key, spec and options
+     * are the first link's; its statistics count the chain's own decisions. Closing the chain closes no link.
+     *
+     * @throws IllegalArgumentException for fewer than two links
+     */
+    static RateLimiter chain(RateLimiter... links) {
+        return new Chain.OfLimiters(Arrays.asList(Objects.requireNonNull(links, "links")));
+    }
+
+    /**
+     * {@link #chain(RateLimiter...)} for partitioned limiters: every link is asked for the caller's partition.
+     * A limit for everyone is a partitioned limiter whose partition id is constant, e.g.
+     * {@code partitioned("global", spec, options, p -> "all")}.
+     */
+    @SafeVarargs
+    static <P> PartitionedRateLimiter<P> chain(PartitionedRateLimiter<? super P>... links) {
+        Objects.requireNonNull(links, "links");
+        List<PartitionedRateLimiter<? super P>> list = new ArrayList<>(links.length);
+        for (PartitionedRateLimiter<? super P> link : links) {
+            list.add(link);
+        }
+        return new Chain.OfPartitioned<>(list);
     }
 
     @Override

@@ -4,6 +4,7 @@ import dev.sluice.limiter.Lease;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
 
 /** The leases a pre-filter hands out: the store's, or a {@link Lease} value made here, each saying which. */
 final class PrefilterLeases {
@@ -11,12 +12,15 @@ final class PrefilterLeases {
 
     /** The store's decision as the wrapped limiter returned it; closing it closes that lease. */
     static PrefilterLease store(Lease lease) {
-        return new Decided(lease, lease.remaining(), false);
+        return new Decided(lease, lease.remaining(), false, true);
     }
 
-    /** The store's grant of a refill; {@code remaining} counts what this process now holds too. */
+    /**
+     * The store's grant of a refill; {@code remaining} counts what this process now holds too. Not refundable:
+     * the store's grant is the whole refill, most of it now this process's allowance.
+     */
     static PrefilterLease store(Lease lease, long remaining) {
-        return new Decided(lease, remaining, false);
+        return new Decided(lease, remaining, false, false);
     }
 
     /** A grant from this process's allowance. */
@@ -31,7 +35,7 @@ final class PrefilterLeases {
     }
 
     private static PrefilterLease local(Lease value) {
-        return new Decided(value, value.remaining(), true);
+        return new Decided(value, value.remaining(), true, false);
     }
 
     /** Whole milliseconds, rounded up (as the store counts), never negative. */
@@ -43,11 +47,13 @@ final class PrefilterLeases {
         private final Lease lease;
         private final long remaining;
         private final boolean local;
+        private final boolean refundable;
 
-        Decided(Lease lease, long remaining, boolean local) {
+        Decided(Lease lease, long remaining, boolean local, boolean refundable) {
             this.lease = lease;
             this.remaining = remaining;
             this.local = local;
+            this.refundable = refundable;
         }
 
         @Override public boolean isLocal() { return local; }
@@ -59,6 +65,12 @@ final class PrefilterLeases {
         @Override public boolean isDegraded() { return lease.isDegraded(); }
         @Override public OptionalLong fencingToken() { return lease.fencingToken(); }
         @Override public void close() { lease.close(); }
+
+        /** The store's own lease refunds; an allowance's permits stay taken (stricter, never looser). */
+        @Override
+        public CompletableFuture<Boolean> refund() {
+            return refundable ? lease.refund() : CompletableFuture.completedFuture(false);
+        }
 
         @Override
         public String toString() {

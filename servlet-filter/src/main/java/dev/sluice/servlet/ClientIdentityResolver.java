@@ -1,6 +1,5 @@
 package dev.sluice.servlet;
 
-import jakarta.servlet.http.HttpServletRequest;
 import java.security.Principal;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -34,7 +33,7 @@ public interface ClientIdentityResolver {
      * (the next resolver of {@link #firstOf}, or the filter's fallback, the client address, then applies).
      * If it throws, the filter logs the exception and identifies the request by its client address.
      */
-    String resolve(HttpServletRequest request);
+    String resolve(HttpRequestView request);
 
     /**
      * The value of the {@code header} request header, as {@code api-key:<value>}; null if absent or blank.
@@ -95,7 +94,7 @@ public interface ClientIdentityResolver {
         };
     }
 
-    /** The authenticated user ({@link HttpServletRequest#getUserPrincipal()}) as {@code principal:<name>}; null if anonymous. */
+    /** The authenticated user ({@link HttpRequestView#getUserPrincipal()}) as {@code principal:<name>}; null if anonymous. */
     static ClientIdentityResolver principal() {
         return request -> {
             Principal p = request.getUserPrincipal();

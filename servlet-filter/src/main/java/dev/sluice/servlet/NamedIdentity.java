@@ -1,6 +1,5 @@
 package dev.sluice.servlet;
 
-import jakarta.servlet.http.HttpServletRequest;
 import java.util.List;
 import java.util.Set;
 
@@ -20,7 +19,7 @@ record NamedIdentity(List<String> names, String property) implements ClientIdent
     }
 
     @Override
-    public String resolve(HttpServletRequest request) {
+    public String resolve(HttpRequestView request) {
         throw new IllegalStateException("identity " + names + " of " + property + " was not resolved by build()");
     }
 }

@@ -1,5 +1,6 @@
 package dev.sluice.servlet;
 
+import dev.sluice.limiter.Durability;
 import dev.sluice.limiter.FailureMode;
 import dev.sluice.limiter.IllegalParameterException;
 import dev.sluice.limiter.LimitSpec;
@@ -45,7 +46,7 @@ final class PropertiesReader {
     // A composite is no algorithm of its own here: a route names several policies instead.
     static final List<String> ALGORITHMS = LimitSpec.ALGORITHMS.stream().filter(a -> !a.equals(LimitSpec.ALL_OF)).toList();
     static final Set<String> COMMON_POLICY_KEYS = Set.of("algorithm", "queue-limit", "failure-mode",
-            "decision-timeout", "max-retries", "identity", "shadow");
+            "decision-timeout", "max-retries", "durability", "identity", "shadow");
     static final Map<String, Set<String>> ALGORITHM_KEYS = Map.of(
             "fixed-window", Set.of("permit-limit", "window"),
             "sliding-window", Set.of("permit-limit", "window", "segments"),
@@ -205,12 +206,10 @@ final class PropertiesReader {
             }
         }
         if (settings.containsKey("failure-mode")) {
-            String mode = settings.get("failure-mode");
-            try {
-                options.failureMode(FailureMode.valueOf(mode.toUpperCase(Locale.ROOT)));
-            } catch (IllegalArgumentException e) {
-                throw p.error("failure-mode", "expected one of allow, deny, throw");
-            }
+            options.failureMode(p.choice("failure-mode", FailureMode.class, "allow, deny, throw"));
+        }
+        if (settings.containsKey("durability")) {
+            options.durability(p.choice("durability", Durability.class, "replicated, ephemeral"));
         }
         RateLimitPolicy policy;
         try {
@@ -269,6 +268,15 @@ final class PropertiesReader {
                 return d;
             } catch (DateTimeParseException e) {
                 throw error(setting, "expected " + expected);
+            }
+        }
+
+        /** The constant of {@code type} named by the setting, in any case; {@code expected} lists them as written. */
+        <E extends Enum<E>> E choice(String setting, Class<E> type, String expected) {
+            try {
+                return Enum.valueOf(type, settings.get(setting).toUpperCase(Locale.ROOT));
+            } catch (IllegalArgumentException e) {
+                throw error(setting, "expected one of " + expected);
             }
         }
 

@@ -1,12 +1,8 @@
 package dev.sluice.servlet;
 
-import dev.sluice.limiter.DecisionListener;
 import dev.sluice.limiter.DecisionResult;
-import dev.sluice.limiter.DecisionUnavailableException;
 import dev.sluice.limiter.Keys;
 import dev.sluice.limiter.Lease;
-import dev.sluice.limiter.LimitSpec;
-import dev.sluice.limiter.LimiterOptions;
 import dev.sluice.limiter.PartitionedRateLimiter;
 import dev.sluice.limiter.RateLimiters;
 import jakarta.servlet.AsyncContext;
@@ -23,15 +19,12 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletRequestWrapper;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
-import java.lang.System.Logger.Level;
-import java.util.ArrayList;
+import java.io.OutputStream;
 import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
-import java.util.concurrent.atomic.LongAdder;
 
 /**
  * A Jakarta Servlet filter that rate-limits requests per client with Sluice. Thread-safe.
@@ -53,12 +46,12 @@ import java.util.concurrent.atomic.LongAdder;
  *       marked {@code RateLimit-Degraded: true}; under {@code THROW}, {@code 503} with a
  *       temporary-reduced-capacity problem body.
  * </ul>
- * Policies are decided one after another, each in its own step (there is no one atomic decision across
- * policies). So a refusal by a later policy does not give back what the earlier ones granted: their
- * permits stay spent, as for any refused request (only a concurrency lease is released at once). Once an
- * enforced policy has refused, the later ones are only asked, with a probe that takes nothing: a refused
- * request costs them nothing, and still shows their state. Put the narrowest policies (per client) before
- * the broad ones (one budget for everyone), so that a client over its own limit cannot spend the shared one.
+ * A route's policies are a chain ({@code RateLimiters.chain}): decided one after another, each on its own
+ * key, and a refusal by a later policy refunds what the earlier ones granted before the 429 goes out, so a
+ * refused request costs no policy anything. Once an enforced policy has refused, the later ones are only
+ * asked, with a probe that takes nothing, which still shows their state. Putting the narrowest policies (per
+ * client) before the broad ones (one budget for everyone) saves hops: a client over its own limit is refused
+ * after one.
  *
  * <p>A policy in shadow mode ({@link RateLimitPolicy#withShadow(boolean)}, or every policy with
  * {@link RateLimitFilterConfig.Builder#shadow(boolean)}) is decided and charged as if enforced, answers the
@@ -83,11 +76,7 @@ public final class RateLimitFilter implements Filter {
     /** The servlet context attribute that may hold the {@link RateLimitFilterConfig} for the no-argument form. */
     public static final String CONFIG_ATTRIBUTE = RateLimitFilterConfig.class.getName();
 
-    private static final System.Logger LOG = System.getLogger(RateLimitFilter.class.getName());
-
-    private volatile RateLimitFilterConfig config;
-    private volatile Map<String, PartitionedRateLimiter<String>> limiters = Map.of();
-    private volatile Map<String, Counters> counters = Map.of();
+    private volatile HttpRateLimiter rateLimiter;
 
     /** A filter configured in {@link #init(FilterConfig)} from the servlet context and init parameters. */
     public RateLimitFilter() {}
@@ -99,57 +88,15 @@ public final class RateLimitFilter implements Filter {
      * @throws IllegalArgumentException if a policy is not accepted by {@code limiters}
      */
     public RateLimitFilter(RateLimiters limiters, RateLimitFilterConfig config) {
-        start(Objects.requireNonNull(limiters, "limiters"), Objects.requireNonNull(config, "config"));
-    }
-
-    private void start(RateLimiters rateLimiters, RateLimitFilterConfig cfg) {
-        Map<String, PartitionedRateLimiter<String>> created = new LinkedHashMap<>();
-        Map<String, Counters> counted = new LinkedHashMap<>();
-        try {
-            for (RateLimitPolicy p : cfg.policies().values()) {
-                LimiterOptions options = cfg.shadow() || p.shadow() ? shadowed(p.options()) : p.options();
-                created.put(p.name(), rateLimiters.partitioned(p.name(), p.spec(), options));
-                counted.put(p.name(), new Counters());
-            }
-        } catch (RuntimeException e) {
-            created.values().forEach(PartitionedRateLimiter::close);
-            throw e;
-        }
-        this.limiters = Collections.unmodifiableMap(created);
-        this.counters = Collections.unmodifiableMap(counted);
-        this.config = cfg;
+        this(new HttpRateLimiter(Objects.requireNonNull(limiters, "limiters"), Objects.requireNonNull(config, "config")));
     }
 
     /**
-     * The options of a shadow policy: the same, with each listener told {@link DecisionResult#SHADOW_REFUSED}
-     * where the limiter refused, since the filter lets every such request through.
+     * A filter that answers as {@code rateLimiter} decides, sharing its limiters (and their budgets and
+     * statistics) with whoever else uses it; {@link #destroy()} closes it.
      */
-    private static LimiterOptions shadowed(LimiterOptions options) {
-        if (options.listeners().isEmpty()) {
-            return options;
-        }
-        LimiterOptions.Builder b = LimiterOptions.builder().queueLimit(options.queueLimit())
-                .queueOrder(options.queueOrder()).failureMode(options.failureMode()).maxRetries(options.maxRetries())
-                .decisionTimeout(options.decisionTimeout()).pollInterval(options.pollInterval())
-                .durability(options.durability());
-        if (options.renewInterval() != null) {
-            b.renewInterval(options.renewInterval());
-        }
-        for (DecisionListener listener : options.listeners()) {
-            b.listener(new DecisionListener() {
-                @Override
-                public void onDecision(String limiter, DecisionResult result, long durationNanos) {
-                    listener.onDecision(limiter, result == DecisionResult.REFUSED ? DecisionResult.SHADOW_REFUSED
-                            : result, durationNanos);
-                }
-
-                @Override
-                public void onQueueChanged(String limiter, long queuedPermits) {
-                    listener.onQueueChanged(limiter, queuedPermits);
-                }
-            });
-        }
-        return b.build();
+    public RateLimitFilter(HttpRateLimiter rateLimiter) {
+        this.rateLimiter = Objects.requireNonNull(rateLimiter, "rateLimiter");
     }
 
     /**
@@ -161,7 +108,7 @@ public final class RateLimitFilter implements Filter {
      */
     @Override
     public void init(FilterConfig filterConfig) throws ServletException {
-        if (config != null) {
+        if (rateLimiter != null) {
             return;
         }
         Object limitersAttribute = filterConfig.getServletContext().getAttribute(RATE_LIMITERS_ATTRIBUTE);
@@ -187,7 +134,7 @@ public final class RateLimitFilter implements Filter {
             }
         }
         try {
-            start(rateLimiters, cfg);
+            rateLimiter = new HttpRateLimiter(rateLimiters, cfg);
         } catch (RuntimeException e) {
             throw new ServletException("rate-limit filter '" + filterConfig.getFilterName() + "' could not start: "
                     + e.getMessage(), e);
@@ -196,7 +143,8 @@ public final class RateLimitFilter implements Filter {
 
     /** The configuration in force, or null before {@link #init(FilterConfig)}. */
     public RateLimitFilterConfig config() {
-        return config;
+        HttpRateLimiter r = rateLimiter;
+        return r == null ? null : r.config();
     }
 
     /**
@@ -206,16 +154,15 @@ public final class RateLimitFilter implements Filter {
      * did refuse, and only the filter let the request through.
      */
     public Map<String, PolicyStatistics> statistics() {
-        Map<String, PolicyStatistics> snapshot = new LinkedHashMap<>();
-        counters.forEach((name, c) -> snapshot.put(name, c.snapshot()));
-        return Collections.unmodifiableMap(snapshot);
+        HttpRateLimiter r = rateLimiter;
+        return r == null ? Map.of() : r.statistics();
     }
 
     @Override
     public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain)
             throws IOException, ServletException {
-        RateLimitFilterConfig cfg = config;
-        if (cfg == null) {
+        HttpRateLimiter r = rateLimiter;
+        if (r == null) {
             throw new IllegalStateException("rate-limit filter used before init()");
         }
         if (!(req instanceof HttpServletRequest request) || !(res instanceof HttpServletResponse response)
@@ -223,76 +170,30 @@ public final class RateLimitFilter implements Filter {
             chain.doFilter(req, res);
             return;
         }
-        List<RateLimitFilterConfig.Applied> applied =
-                cfg.match(RequestMethods.of(request, cfg.strictMatching()), pathOf(request));
-        if (applied.isEmpty()) {
+        HttpDecision decision = r.decide(new ServletRequestView(request));
+        if (!decision.limited()) {
             chain.doFilter(req, res);
             return;
         }
-        List<Decision> decisions = decide(cfg, request, applied);
-        boolean refused = decisions.stream().anyMatch(Decision::refuses);
-        if (refused || decisions.stream().anyMatch(Decision::unavailable)) {
-            decisions.forEach(d -> {
-                if (d.lease() != null) {
-                    d.lease().close(); // gives back a concurrency lease; a no-op for every other
-                }
-            });
-            if (refused) {
-                Responses.tooManyRequests(response, decisions, cfg);
-            } else {
-                Responses.unavailable(response, decisions, cfg);
+        for (Map.Entry<String, String> h : decision.headers()) {
+            response.setHeader(h.getKey(), h.getValue());
+        }
+        if (!decision.proceeds()) {
+            byte[] body = decision.body();
+            response.setStatus(decision.status());
+            response.setContentType(Responses.PROBLEM_JSON);
+            response.setCharacterEncoding("UTF-8");
+            response.setContentLength(body.length);
+            try (OutputStream out = response.getOutputStream()) {
+                out.write(body);
             }
             return;
         }
-        Responses.rateLimitHeaders(response, decisions, cfg);
-        List<Lease> held = new ArrayList<>();
-        for (Decision d : decisions) {
-            if (d.policy().spec() instanceof LimitSpec.Concurrency && d.lease() != null && d.lease().isAcquired()
-                    && !d.lease().isDegraded()) {
-                held.add(d.lease());
-            }
-        }
-        if (held.isEmpty()) {
+        if (decision.heldLeases().isEmpty()) {
             chain.doFilter(request, response);
             return;
         }
-        holdDuring(held, request, response, chain);
-    }
-
-    /**
-     * Decides each policy in order. Once an enforced policy has refused or could not decide, the rest are
-     * only probed (0 permits), so the refused request takes nothing from them.
-     */
-    private List<Decision> decide(RateLimitFilterConfig cfg, HttpServletRequest request,
-            List<RateLimitFilterConfig.Applied> applied) {
-        List<Decision> decisions = new ArrayList<>(applied.size());
-        boolean stopped = false;
-        for (RateLimitFilterConfig.Applied a : applied) {
-            RateLimitPolicy policy = a.policy();
-            boolean shadow = cfg.shadow() || policy.shadow();
-            String partition = Keys.sha256(identify(cfg, policy, request));
-            Lease lease;
-            Decision.Outcome outcome;
-            try {
-                lease = limiters.get(policy.name()).tryAcquire(partition, stopped ? 0 : a.cost());
-                outcome = lease.isDegraded() ? Decision.Outcome.DEGRADED
-                        : lease.isAcquired() ? (stopped ? Decision.Outcome.SKIPPED : Decision.Outcome.GRANTED)
-                        : shadow ? Decision.Outcome.SHADOW_REFUSED : Decision.Outcome.REFUSED;
-            } catch (DecisionUnavailableException e) {
-                LOG.log(Level.WARNING, "no rate-limit decision for policy ''{0}'': {1}", policy.name(), e.getMessage());
-                lease = null;
-                outcome = Decision.Outcome.UNAVAILABLE;
-            } catch (RuntimeException e) {
-                LOG.log(Level.ERROR, "rate-limit decision for policy '" + policy.name() + "' failed", e);
-                lease = null;
-                outcome = Decision.Outcome.UNAVAILABLE;
-            }
-            Decision d = new Decision(policy, partition, lease, outcome, shadow);
-            counters.get(policy.name()).count(outcome);
-            decisions.add(d);
-            stopped |= d.refuses() || d.unavailable();
-        }
-        return decisions;
+        holdDuring(decision.heldLeases(), request, response, chain);
     }
 
     /** Runs the chain holding concurrency leases; releases them when the request ends, however it ends. */
@@ -312,41 +213,13 @@ public final class RateLimitFilter implements Filter {
         }
     }
 
-    /**
-     * The identity a policy counts a request under: its own resolver or the filter's, else (null, or a
-     * resolver that threw) the client address by the configuration's rules, which always answers.
-     */
-    private static String identify(RateLimitFilterConfig cfg, RateLimitPolicy policy, HttpServletRequest request) {
-        ClientIdentityResolver resolver = policy.identity() != null ? policy.identity() : cfg.identityResolver();
-        String id;
-        try {
-            id = resolver.resolve(request);
-        } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "identity of policy '" + policy.name() + "' failed; using the client address", e);
-            id = null;
-        }
-        return id != null ? id : cfg.addressResolver().resolve(request);
-    }
-
-    /** The path inside the application, as decoded and normalized by the container. */
-    static String pathOf(HttpServletRequest request) {
-        String servletPath = request.getServletPath();
-        String pathInfo = request.getPathInfo();
-        String path = (servletPath == null ? "" : servletPath) + (pathInfo == null ? "" : pathInfo);
-        if (path.isEmpty()) {
-            String uri = request.getRequestURI() == null ? "" : request.getRequestURI();
-            String context = request.getContextPath() == null ? "" : request.getContextPath();
-            path = uri.startsWith(context) ? uri.substring(context.length()) : uri;
-        }
-        return path.isEmpty() ? "/" : path;
-    }
-
     /** Closes every limiter this filter created; the {@link RateLimiters} stay open. */
     @Override
     public void destroy() {
-        Map<String, PartitionedRateLimiter<String>> created = limiters;
-        limiters = Map.of();
-        created.values().forEach(PartitionedRateLimiter::close);
+        HttpRateLimiter r = rateLimiter;
+        if (r != null) {
+            r.close();
+        }
     }
 
     /**
@@ -410,31 +283,6 @@ public final class RateLimitFilter implements Filter {
         @Override
         public void onStartAsync(AsyncEvent event) {
             event.getAsyncContext().addListener(this);
-        }
-    }
-
-    /** One policy's counts in this filter. */
-    private static final class Counters {
-        private final LongAdder[] byOutcome = new LongAdder[Decision.Outcome.values().length];
-
-        Counters() {
-            for (int i = 0; i < byOutcome.length; i++) {
-                byOutcome[i] = new LongAdder();
-            }
-        }
-
-        void count(Decision.Outcome outcome) {
-            byOutcome[outcome.ordinal()].increment();
-        }
-
-        PolicyStatistics snapshot() {
-            return new PolicyStatistics(sum(Decision.Outcome.GRANTED), sum(Decision.Outcome.REFUSED),
-                    sum(Decision.Outcome.SHADOW_REFUSED), sum(Decision.Outcome.DEGRADED),
-                    sum(Decision.Outcome.UNAVAILABLE), sum(Decision.Outcome.SKIPPED));
-        }
-
-        private long sum(Decision.Outcome outcome) {
-            return byOutcome[outcome.ordinal()].sum();
         }
     }
 }

@@ -1,5 +1,7 @@
 package dev.sluice.servlet;
 
+import dev.sluice.limiter.DecisionListener;
+import dev.sluice.limiter.DecisionResult;
 import dev.sluice.limiter.LimitSpec;
 import dev.sluice.limiter.LimiterOptions;
 import java.net.URI;
@@ -29,6 +31,7 @@ import java.util.Set;
  * sluice.policies.api.burst=20                     # gcra
  * sluice.policies.upload.lease-duration=PT30S      # concurrency (default PT30S)
  * sluice.policies.login.queue-limit=0              # optional, default 0
+ * sluice.policies.login.durability=replicated      # optional: replicated (default) | ephemeral (Hazelcast only)
  * sluice.policies.login.failure-mode=allow         # optional: allow (default) | deny | throw
  * sluice.policies.login.decision-timeout=PT1S      # optional, default PT1S
  * sluice.policies.login.identity=address           # optional: address|api-key|principal|global, or several in order
@@ -195,6 +198,7 @@ public final class RateLimitFilterConfig {
         private boolean partitionKeys;
         private boolean legacyHeaders;
         private URI problemType = QUOTA_EXCEEDED;
+        private final List<DecisionListener> listeners = new ArrayList<>();
 
         private Builder() {}
 
@@ -335,6 +339,16 @@ public final class RateLimitFilterConfig {
         }
 
         /**
+         * Adds {@code listener} to the options of every policy, such as a {@code SluiceMetrics} binder for
+         * policies read from properties; a shadow policy's listeners hear its would-be refusals as
+         * {@link DecisionResult#SHADOW_REFUSED}.
+         */
+        public Builder listener(DecisionListener listener) {
+            listeners.add(Objects.requireNonNull(listener, "listener"));
+            return this;
+        }
+
+        /**
          * Adds the policies, routes and settings in {@code properties} (see {@link RateLimitFilterConfig}).
          * Keys outside {@code sluice.} are ignored.
          *
@@ -371,7 +385,13 @@ public final class RateLimitFilterConfig {
                     : resolve(identityResolver, address);
             Map<String, RateLimitPolicy> resolved = new LinkedHashMap<>();
             for (RateLimitPolicy p : policies.values()) {
-                resolved.put(p.name(), p.identity() == null ? p : p.withIdentity(resolve(p.identity(), address)));
+                RateLimitPolicy r = p.identity() == null ? p : p.withIdentity(resolve(p.identity(), address));
+                if (!listeners.isEmpty()) {
+                    LimiterOptions.Builder options = r.options().toBuilder();
+                    listeners.forEach(options::listener);
+                    r = new RateLimitPolicy(r.name(), r.spec(), options.build(), r.identity(), r.shadow());
+                }
+                resolved.put(p.name(), r);
             }
             return new RateLimitFilterConfig(this, resolved, identity, address);
         }

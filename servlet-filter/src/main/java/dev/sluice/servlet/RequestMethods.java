@@ -1,6 +1,5 @@
 package dev.sluice.servlet;
 
-import jakarta.servlet.http.HttpServletRequest;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.Enumeration;
@@ -28,7 +27,7 @@ final class RequestMethods {
 
     private RequestMethods() {}
 
-    static Set<String> of(HttpServletRequest request, boolean strict) {
+    static Set<String> of(HttpRequestView request, boolean strict) {
         String method = request.getMethod() == null ? "" : request.getMethod().toUpperCase(Locale.ROOT);
         Set<String> methods = new LinkedHashSet<>();
         add(methods, method);

@@ -2,9 +2,6 @@ package dev.sluice.servlet;
 
 import dev.sluice.limiter.Lease;
 import dev.sluice.limiter.LimitSpec;
-import jakarta.servlet.http.HttpServletResponse;
-import java.io.IOException;
-import java.io.OutputStream;
 import java.math.BigInteger;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -12,7 +9,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Writes the rate-limit answer of a request: the {@code RateLimit-Policy} and {@code RateLimit} fields
@@ -79,6 +78,13 @@ final class Responses {
         } else if (spec instanceof LimitSpec.Gcra s) {
             // The time to earn back a whole burst at the sustained rate.
             millis = multiplyDivide(s.burst(), s.periodMillis(), s.permitsPerPeriod(), true);
+        } else if (spec instanceof LimitSpec.AllOf all) {
+            // q is the smallest component limit: its component's window is the one q applies to.
+            LimitSpec binding = all.components().get(0);
+            for (LimitSpec c : all.components()) {
+                binding = c.limit() < binding.limit() ? c : binding;
+            }
+            return windowSeconds(binding);
         } else {
             millis = -1; // concurrency: no window
         }
@@ -170,7 +176,7 @@ final class Responses {
     }
 
     /** Sets the rate-limit headers for the decisions of a request (granted or refused), unless switched off. */
-    static void rateLimitHeaders(HttpServletResponse response, List<Decision> decisions, RateLimitFilterConfig cfg) {
+    static void rateLimitHeaders(Answer response, List<Decision> decisions, RateLimitFilterConfig cfg) {
         if (!cfg.headers() || decisions.isEmpty()) {
             return;
         }
@@ -213,8 +219,7 @@ final class Responses {
      * Answers {@code 429 Too Many Requests}: {@code Retry-After} the longest wait among the refusing
      * policies, the headers of every policy, and a quota-exceeded problem body naming the refusing ones.
      */
-    static void tooManyRequests(HttpServletResponse response, List<Decision> decisions, RateLimitFilterConfig cfg)
-            throws IOException {
+    static void tooManyRequests(Answer response, List<Decision> decisions, RateLimitFilterConfig cfg) {
         long retryAfter = 1;
         List<String> violated = new ArrayList<>();
         for (Decision d : decisions) {
@@ -233,8 +238,7 @@ final class Responses {
     }
 
     /** Answers {@code 503 Service Unavailable} when a policy under failure mode THROW got no decision. */
-    static void unavailable(HttpServletResponse response, List<Decision> decisions, RateLimitFilterConfig cfg)
-            throws IOException {
+    static void unavailable(Answer response, List<Decision> decisions, RateLimitFilterConfig cfg) {
         List<String> violated = new ArrayList<>();
         for (Decision d : decisions) {
             if (d.unavailable()) {
@@ -255,8 +259,8 @@ final class Responses {
         return String.join(", ", q);
     }
 
-    private static void problem(HttpServletResponse response, URI type, int status, String title, String detail,
-            List<String> violated, long retryAfter) throws IOException {
+    private static void problem(Answer response, URI type, int status, String title, String detail,
+            List<String> violated, long retryAfter) {
         StringBuilder policies = new StringBuilder("[");
         for (String name : violated) {
             policies.append(policies.length() > 1 ? "," : "").append(json(name));
@@ -264,13 +268,27 @@ final class Responses {
         String body = "{\"type\":" + json(type.toString()) + ",\"title\":" + json(title) + ",\"status\":" + status
                 + ",\"detail\":" + json(detail) + ",\"violated-policies\":" + policies.append(']')
                 + ",\"retryAfter\":" + retryAfter + "}";
-        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
         response.setHeader("Cache-Control", "no-store");
-        response.setContentType(PROBLEM_JSON);
-        response.setCharacterEncoding("UTF-8");
-        response.setContentLength(bytes.length);
-        try (OutputStream out = response.getOutputStream()) {
-            out.write(bytes);
+        response.body = body.getBytes(StandardCharsets.UTF_8);
+        response.detail = detail;
+    }
+
+    /**
+     * An answer being written: status, headers in the order they were first set (a header set again
+     * replaces its value), and a problem body, which is always {@value #PROBLEM_JSON} in UTF-8.
+     */
+    static final class Answer {
+        int status;
+        final Map<String, String> headers = new LinkedHashMap<>();
+        byte[] body;
+        String detail;
+
+        void setStatus(int status) {
+            this.status = status;
+        }
+
+        void setHeader(String name, String value) {
+            headers.put(name, value);
         }
     }
 

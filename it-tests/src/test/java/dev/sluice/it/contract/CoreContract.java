@@ -91,6 +91,47 @@ public abstract class CoreContract {
         assertFalse(limiters.get(0).tryAcquire(1).isAcquired());
     }
 
+    /**
+     * A chain (this spec, then 60 for everyone) under 32 threads over every replica: exactly 60 stand, and the
+     * first link holds exactly those 60 afterwards, every refused chain's grant having been refunded.
+     */
+    @ParameterizedTest
+    @MethodSource("limit100")
+    void chain_heavyConcurrencyFromEveryReplica_exactOnEveryLinkAndRefundsExact(LimitSpec spec) throws Exception {
+        String name = unique("chain");
+        LimitSpec everyone = LimitSpec.fixedWindow(60, Duration.ofHours(1));
+        List<RateLimiter> chains = backend().replicas().stream()
+                .map(r -> RateLimiters.chain(limiter(r, name + "-first", spec), limiter(r, name + "-everyone", everyone)))
+                .toList();
+        ExecutorService pool = Executors.newFixedThreadPool(32);
+        AtomicInteger granted = new AtomicInteger();
+        CountDownLatch start = new CountDownLatch(1);
+        List<Future<?>> futures = new ArrayList<>();
+        try {
+            for (int t = 0; t < 32; t++) {
+                int thread = t;
+                futures.add(pool.submit(() -> {
+                    start.await();
+                    for (int i = thread; i < 400; i += 32) {
+                        if (chains.get(i % chains.size()).tryAcquire(1).isAcquired()) {
+                            granted.incrementAndGet();
+                        }
+                    }
+                    return null;
+                }));
+            }
+            start.countDown();
+            for (Future<?> f : futures) {
+                f.get(2, TimeUnit.MINUTES);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertEquals(60, granted.get(), spec.algorithm() + " chain on " + backend().name());
+        RateLimiter first = limiter(backend().limiters(), name + "-first", spec);
+        assertEquals(40, first.tryAcquire(0).remaining(), spec.algorithm() + ": the first link holds the 60 that stand");
+    }
+
     @ParameterizedTest
     @MethodSource("limit5")
     void tryAcquire_zeroPermits_probesWithoutConsuming(LimitSpec spec) {
@@ -169,6 +210,69 @@ public abstract class CoreContract {
         IllegalStateException e = assertThrows(IllegalStateException.class, () -> log.tryAcquire(1));
         assertTrue(e.getMessage().contains("token-bucket"), e.getMessage());
         assertEquals(4, tokens.tryAcquire(0).remaining(), "the original state is intact");
+    }
+
+    /** Asked explicitly, a limiter starts over a key that holds another algorithm's state, in one atomic step. */
+    @Test
+    void tryAcquire_keyHoldsAnotherAlgorithmsState_replacedWhenAskedExplicitly() {
+        String name = unique("replace");
+        RateLimiter tokens = limiter(backend().limiters(), name, LimitSpec.tokenBucket(5, 1, Duration.ofSeconds(1)));
+        assertTrue(tokens.tryAcquire(3).isAcquired());
+        RateLimiter log = backend().limiters().limiter(name, LimitSpec.slidingLog(5, Duration.ofSeconds(1)),
+                LimiterOptions.builder().decisionTimeout(Duration.ofSeconds(10)).replaceForeignState(true).build());
+        Lease fresh = log.tryAcquire(1);
+        assertTrue(fresh.isAcquired());
+        assertEquals(4, fresh.remaining(), "a fresh key under the new algorithm");
+        assertEquals(4, log.tryAcquire(0).remaining(), "its own state is kept, not replaced again");
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> tokens.tryAcquire(1));
+        assertTrue(e.getMessage().contains("sliding-log"), "the old limiter, not asked to replace: " + e.getMessage());
+    }
+
+    /** Old spec, new spec of the same algorithm, and how many the new one grants after 4 were taken under the old. */
+    static Stream<org.junit.jupiter.params.provider.Arguments> liveChanges() {
+        Duration minute = Duration.ofMinutes(1);
+        return Stream.of(
+                org.junit.jupiter.params.provider.Arguments.of(LimitSpec.fixedWindow(10, minute), LimitSpec.fixedWindow(6, minute), 2),
+                org.junit.jupiter.params.provider.Arguments.of(LimitSpec.slidingLog(10, minute), LimitSpec.slidingLog(13, minute), 9),
+                org.junit.jupiter.params.provider.Arguments.of(LimitSpec.slidingCounter(10, minute), LimitSpec.slidingCounter(12, minute), 8),
+                org.junit.jupiter.params.provider.Arguments.of(LimitSpec.slidingWindow(10, minute, 6), LimitSpec.slidingWindow(15, minute, 4), 11),
+                org.junit.jupiter.params.provider.Arguments.of(LimitSpec.tokenBucket(10, 1, minute), LimitSpec.tokenBucket(20, 1, minute), 6),
+                org.junit.jupiter.params.provider.Arguments.of(LimitSpec.gcra(1, minute, 10), LimitSpec.gcra(1, minute, 12), 8),
+                org.junit.jupiter.params.provider.Arguments.of(
+                        LimitSpec.allOf(LimitSpec.fixedWindow(10, minute), LimitSpec.slidingLog(20, Duration.ofHours(1))),
+                        LimitSpec.allOf(LimitSpec.fixedWindow(15, Duration.ofMinutes(2)), LimitSpec.slidingLog(30, Duration.ofHours(1))), 11));
+    }
+
+    /**
+     * A limit changed live on this store keeps what was consumed; and two replicas running the old and the new
+     * spec at once (a rollout) admit between the smaller and the larger limit, never a fresh budget each.
+     */
+    @ParameterizedTest
+    @MethodSource("liveChanges")
+    void limitChangedLive_keepsWhatWasConsumed_andARolloutNeverStartsOver(LimitSpec before, LimitSpec after,
+            int expected) {
+        String name = unique("live");
+        RateLimiter old = limiter(backend().limiters(), name, before);
+        for (int i = 0; i < 4; i++) {
+            assertTrue(old.tryAcquire(1).isAcquired());
+        }
+        RateLimiter changed = limiter(backend().replicas().get(backend().replicas().size() - 1), name, after);
+        int granted = 0;
+        for (int i = 0; i < 30; i++) {
+            granted += changed.tryAcquire(1).isAcquired() ? 1 : 0;
+        }
+        assertEquals(expected, granted, before + " -> " + after);
+
+        String rollout = unique("rollout");
+        RateLimiter a = limiter(backend().limiters(), rollout, before);
+        RateLimiter b = limiter(backend().replicas().get(backend().replicas().size() - 1), rollout, after);
+        int both = 0;
+        for (int i = 0; i < 60; i++) {
+            both += (i % 2 == 0 ? a : b).tryAcquire(1).isAcquired() ? 1 : 0;
+        }
+        long smaller = Math.min(before.limit(), after.limit());
+        long larger = Math.max(before.limit(), after.limit());
+        assertTrue(both >= smaller && both <= larger, before + " and " + after + " at once: " + both);
     }
 
     @Test

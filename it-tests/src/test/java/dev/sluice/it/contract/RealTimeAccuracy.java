@@ -62,7 +62,25 @@ public final class RealTimeAccuracy {
                 LimitSpec.tokenBucket(5, 2, Duration.ofMillis(120)),
                 LimitSpec.gcra(3, Duration.ofMillis(100), 4),
                 LimitSpec.concurrency(3, Duration.ofMillis(350)),
-                LimitSpec.allOf(LimitSpec.fixedWindow(4, Duration.ofMillis(90)), LimitSpec.slidingLog(10, Duration.ofMillis(700))));
+                LimitSpec.allOf(LimitSpec.fixedWindow(4, Duration.ofMillis(90)), LimitSpec.slidingLog(10, Duration.ofMillis(700))),
+                CHAIN);
+    }
+
+    /**
+     * Not one limiter but {@link RateLimiters#chain} of its components on two keys: a log that the bucket after
+     * it often refuses, so most of the log's grants are refunded. What stands must fit both, which is the
+     * composite's bound.
+     */
+    public static final LimitSpec.AllOf CHAIN = LimitSpec.allOf(LimitSpec.slidingLog(6, Duration.ofMillis(260)),
+            LimitSpec.tokenBucket(3, 1, Duration.ofMillis(70)));
+
+    private static RateLimiter limiterFor(RateLimiters replica, String name, LimitSpec spec, LimiterOptions options) {
+        if (spec != CHAIN) {
+            return replica.limiter(name, spec, options);
+        }
+        List<LimitSpec> links = CHAIN.components();
+        return RateLimiters.chain(replica.limiter(name + "-log", links.get(0), options),
+                replica.limiter(name + "-bucket", links.get(1), options));
     }
 
     /** One limiter's run: what it granted, what it may grant at most and at least, and the worst excess. */
@@ -118,7 +136,7 @@ public final class RealTimeAccuracy {
         for (int s = 0; s < specs.size(); s++) {
             LimitSpec spec = specs.get(s);
             String name = names.get(s);
-            List<RateLimiter> limiters = replicas.stream().map(r -> r.limiter(name, spec, options)).toList();
+            List<RateLimiter> limiters = replicas.stream().map(r -> limiterFor(r, name, spec, options)).toList();
             recorders.add(new Recorder(spec, limiters));
         }
         CountDownLatch start = new CountDownLatch(1);
@@ -385,6 +403,9 @@ public final class RealTimeAccuracy {
         }
         if (spec instanceof LimitSpec.Gcra g) {
             return "gcra(" + g.permitsPerPeriod() + " per " + g.periodMillis() + " ms, burst " + g.burst() + ")";
+        }
+        if (spec == CHAIN) {
+            return "chain(" + String.join(", ", CHAIN.components().stream().map(RealTimeAccuracy::describe).toList()) + ")";
         }
         if (spec instanceof LimitSpec.AllOf all) {
             return "allOf(" + String.join(", ", all.components().stream().map(RealTimeAccuracy::describe).toList()) + ")";

@@ -20,6 +20,8 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import javax.tools.JavaCompiler;
 import javax.tools.ToolProvider;
 
@@ -27,7 +29,8 @@ import javax.tools.ToolProvider;
  * The README's Java blocks as programs. A block is the imports it starts with and statements; it becomes the
  * {@code main} of a class of its own, compiled against the test class path. The line before a block may say
  * how the suite uses it: {@code <!-- run -->} (compiled and run), {@code <!-- client -->} (run against a
- * member started from the README's command); any other block is compiled only.
+ * member started from the README's command); any other block is compiled only. A line
+ * {@code System.out.println(x); // v: why} must print {@code v} ({@link Printed}).
  */
 final class Readme {
     static final Path FILE = Path.of("..", "README.md");
@@ -42,6 +45,9 @@ final class Readme {
             return "README.md line " + line + (marker.isEmpty() ? "" : " (" + marker + ")");
         }
     }
+
+    /** {@code System.out.println(x); // v: why}, where {@code v} has no space: what the line prints. */
+    private static final Pattern PRINTED = Pattern.compile("^(\\s*)System\\.out\\.println\\((.*)\\);\\s*//\\s*([^\\s:]+)(:.*)?$");
 
     private Readme() {}
 
@@ -73,7 +79,15 @@ final class Readme {
     static String source(Snippet snippet) {
         StringBuilder imports = new StringBuilder();
         StringBuilder body = new StringBuilder();
-        for (String line : snippet.code().split("\n", -1)) {
+        String[] lines = snippet.code().split("\n", -1);
+        for (int i = 0; i < lines.length; i++) {
+            String line = lines[i];
+            Matcher printed = PRINTED.matcher(line);
+            if (printed.matches()) {
+                // The comment states what the line prints: the run checks it (see Printed).
+                line = printed.group(1) + Printed.class.getName() + ".println(" + printed.group(2) + ", \""
+                        + printed.group(3) + "\", \"README.md line " + (snippet.line() + 1 + i) + "\");";
+            }
             (line.startsWith("import ") ? imports : body).append(line).append('\n');
         }
         return imports + "\npublic final class " + snippet.className() + " {\n"

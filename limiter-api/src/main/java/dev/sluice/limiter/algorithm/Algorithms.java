@@ -63,9 +63,15 @@ public final class Algorithms {
     public static Verdict step(LimitSpec spec, long[] state, long nowMillis, Op op, long permits, long leaseId) {
         Objects.requireNonNull(spec, "spec");
         Objects.requireNonNull(op, "op");
+        if (op == Op.REPLACE_FOREIGN) {
+            boolean foreign = state != null && !isReadable(spec, state);
+            return new Verdict(foreign, 0, spec.limit(), Verdict.NO_RETRY, 0, 0, 0, foreign ? null : state);
+        }
         checkPermits(spec, permits);
-        if (op != Op.ACQUIRE && !(spec instanceof LimitSpec.Concurrency)) {
-            throw new IllegalArgumentException(op + " applies to concurrency limiters only, not " + spec.algorithm());
+        boolean concurrency = spec instanceof LimitSpec.Concurrency;
+        if (op == Op.REFUND ? concurrency : op != Op.ACQUIRE && !concurrency) {
+            throw new IllegalArgumentException(op + (concurrency ? " applies to rate limiters only; a concurrency lease"
+                    + " is given back by RELEASE" : " applies to concurrency limiters only, not " + spec.algorithm()));
         }
         long[] current = state;
         long now = nowMillis;
@@ -79,6 +85,9 @@ public final class Algorithms {
                     current = ConcurrencyStep.upgrade(current); // layout 1 read as 2
                 }
             }
+        }
+        if (op == Op.REFUND) {
+            return refund(spec, state, current, now, permits, leaseId);
         }
         Verdict v;
         if (spec instanceof LimitSpec.FixedWindow s) {
@@ -106,6 +115,31 @@ public final class Algorithms {
                     v.token(), v.ttlMillis(), state);
         }
         return v;
+    }
+
+    /**
+     * Gives back {@code permits} granted at {@code at} (the grant verdict's token), by the algorithm's own rule;
+     * state that no longer holds the grant (stale, another window, another shape) is left as it is. The
+     * verdict is granted when something was given back.
+     */
+    private static Verdict refund(LimitSpec spec, long[] stored, long[] current, long now, long permits, long at) {
+        long[] updated = current == null || permits == 0 ? current : refunded(spec, current, now, permits, at);
+        if (updated == current) {
+            return new Verdict(false, 0, spec.limit(), Verdict.NO_RETRY, 0, 0, 0, stored);
+        }
+        long ttl = updated == null ? 0 : updated[EXPIRES_AT] - now;
+        // Given back to where no state is needed (a full bucket): the entry goes.
+        return new Verdict(true, 0, spec.limit(), Verdict.NO_RETRY, ttl, 0, ttl, ttl > 0 ? updated : null);
+    }
+
+    static long[] refunded(LimitSpec spec, long[] state, long now, long permits, long at) {
+        if (spec instanceof LimitSpec.FixedWindow s) return FixedWindowStep.refund(s, state, permits, at);
+        if (spec instanceof LimitSpec.SlidingWindow s) return SlidingWindowStep.refund(s, state, permits, at);
+        if (spec instanceof LimitSpec.SlidingLog) return SlidingLogStep.refund(state, permits, at);
+        if (spec instanceof LimitSpec.SlidingCounter s) return SlidingCounterStep.refund(s, state, permits, at);
+        if (spec instanceof LimitSpec.TokenBucket s) return TokenBucketStep.refund(s, state, now, permits, at);
+        if (spec instanceof LimitSpec.Gcra s) return GcraStep.refund(s, state, now, permits, at);
+        return CompositeStep.refund((LimitSpec.AllOf) spec, state, now, permits, at);
     }
 
     /** Shorthand for an {@link Op#ACQUIRE} step. */
@@ -168,6 +202,15 @@ public final class Algorithms {
 
     static int shapeOf(long[] state) {
         return (int) state[HEADER];
+    }
+
+    private static boolean isReadable(LimitSpec spec, long[] state) {
+        try {
+            checkHeader(spec, state);
+            return true;
+        } catch (IllegalStateException e) {
+            return false;
+        }
     }
 
     private static void checkHeader(LimitSpec spec, long[] state) {

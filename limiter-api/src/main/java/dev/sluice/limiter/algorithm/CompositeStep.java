@@ -2,6 +2,7 @@ package dev.sluice.limiter.algorithm;
 
 import static dev.sluice.limiter.algorithm.Algorithms.ALL_OF;
 import static dev.sluice.limiter.algorithm.Algorithms.EXPIRES_AT;
+import static dev.sluice.limiter.algorithm.Algorithms.HEADER;
 import static dev.sluice.limiter.algorithm.Algorithms.HEADER_WORDS;
 import static dev.sluice.limiter.algorithm.Algorithms.LAST_NOW;
 import static dev.sluice.limiter.algorithm.Algorithms.header;
@@ -54,7 +55,22 @@ final class CompositeStep {
             }
         }
         long[] updated = join(header(ALL_OF, n), now, now + ttl, next);
-        return new Verdict(true, remaining, spec.limit(), Verdict.NO_RETRY, resetAfter, 0, ttl, updated);
+        return new Verdict(true, remaining, spec.limit(), Verdict.NO_RETRY, resetAfter, now, ttl, updated);
+    }
+
+    /** Each component gives back the grant at {@code at} by its own rule (components match by position). */
+    static long[] refund(LimitSpec.AllOf spec, long[] state, long now, long permits, long at) {
+        int n = spec.components().size();
+        long[][] parts = parts(state, n);
+        boolean changed = false;
+        for (int i = 0; i < n; i++) {
+            Verdict v = Algorithms.step(spec.components().get(i), parts[i], now, Op.REFUND, permits, at);
+            if (v.stateChanged(parts[i])) {
+                parts[i] = v.ttlMillis() > 0 ? v.state() : null;
+                changed = true;
+            }
+        }
+        return changed ? join(state[HEADER], now, state[EXPIRES_AT], parts) : state;
     }
 
     /** Each component's state (null when absent), or all absent for no state. */

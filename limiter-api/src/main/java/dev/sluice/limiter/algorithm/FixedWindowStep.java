@@ -1,5 +1,6 @@
 package dev.sluice.limiter.algorithm;
 
+import static dev.sluice.limiter.algorithm.Algorithms.EXPIRES_AT;
 import static dev.sluice.limiter.algorithm.Algorithms.FIXED_WINDOW;
 import static dev.sluice.limiter.algorithm.Algorithms.header;
 
@@ -34,6 +35,17 @@ final class FixedWindowStep {
         }
         long next = count + permits;
         long[] updated = {header(FIXED_WINDOW, 0), now, end, start, next};
-        return new Verdict(true, limit - next, limit, Verdict.NO_RETRY, untilEnd, 0, untilEnd, updated);
+        return new Verdict(true, limit - next, limit, Verdict.NO_RETRY, untilEnd, now, untilEnd, updated);
+    }
+
+    /** The grant at {@code at} counts in its window, if that window is the stored one. */
+    static long[] refund(LimitSpec.FixedWindow spec, long[] state, long permits, long at) {
+        long window = spec.windowMillis();
+        if (state[START] != at - Math.floorMod(at, window) || state[EXPIRES_AT] != state[START] + window) {
+            return state; // another window, or one of another length: the grant no longer counts here
+        }
+        long[] updated = state.clone();
+        updated[COUNT] = Math.max(0, state[COUNT] - permits);
+        return updated;
     }
 }

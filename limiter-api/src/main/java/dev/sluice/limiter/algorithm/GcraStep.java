@@ -46,11 +46,36 @@ final class GcraStep {
             }
             long ttl = nextMillis - now + (nextFraction > 0 ? 1 : 0);
             long[] updated = {header(GCRA, 0), now, now + ttl, nextMillis, nextFraction};
-            return new Verdict(true, (tolerance - nextAhead) / period, spec.burst(), Verdict.NO_RETRY, ttl, 0, ttl,
+            return new Verdict(true, (tolerance - nextAhead) / period, spec.burst(), Verdict.NO_RETRY, ttl, now, ttl,
                     updated);
         }
         long retryAfter = ceilDiv(nextAhead - tolerance, rate);
         return new Verdict(false, Math.max(0, (tolerance - ahead) / period), spec.burst(), retryAfter, resetAfter, 0,
                 resetAfter, state);
+    }
+
+    /**
+     * Moves the theoretical arrival time back by the grant's emission intervals, less the time since the
+     * grant: an arrival time that fell behind the clock meanwhile would, without the grant, have been
+     * pulled up to it, so that much is already made good. Exact when the refund follows at once.
+     */
+    static long[] refund(LimitSpec.Gcra spec, long[] state, long now, long permits, long at) {
+        long rate = spec.permitsPerPeriod();
+        long period = spec.periodMillis();
+        if (state[TAT_MILLIS] < now) {
+            return state; // the arrival time is behind the clock: nothing of the grant is held any more
+        }
+        long ahead = (state[TAT_MILLIS] - now) * rate + Math.min(state[TAT_FRACTION], rate - 1);
+        long elapsed = now - at;
+        long owed = permits * period; // in units of 1/rate ms
+        long give = elapsed >= ceilDiv(owed, rate) ? 0 : owed - elapsed * rate;
+        if (give == 0) {
+            return state;
+        }
+        long left = Math.max(0, ahead - give);
+        long tatMillis = now + left / rate;
+        long tatFraction = left % rate;
+        long ttl = tatMillis - now + (tatFraction > 0 ? 1 : 0);
+        return new long[] {header(GCRA, 0), now, now + ttl, tatMillis, tatFraction};
     }
 }

@@ -7,9 +7,19 @@ public enum Op {
     /** Extend a live concurrency lease; an expired lease is not recreated. */
     RENEW(1),
     /** Return a concurrency lease's permits. */
-    RELEASE(2);
+    RELEASE(2),
+    /**
+     * Give back a rate grant's permits (a chain whose later link refused): the lease id carries the time of
+     * the grant, its verdict's token. Each algorithm undoes exactly what that grant can still be holding.
+     */
+    REFUND(3),
+    /**
+     * Delete the key's state if this spec cannot read it (another algorithm, another shape, not Sluice state);
+     * leave readable state alone. For {@code LimiterOptions.replaceForeignState}.
+     */
+    REPLACE_FOREIGN(4);
 
-    private static final Op[] BY_ID = {ACQUIRE, RENEW, RELEASE};
+    private static final Op[] BY_ID = {ACQUIRE, RENEW, RELEASE, REFUND, REPLACE_FOREIGN};
     private final int id;
 
     Op(int id) { this.id = id; }

@@ -50,7 +50,7 @@ final class SlidingCounterStep {
             long expiresAt = start + 2 * window;
             long[] updated = {header(SLIDING_COUNTER, 0), now, expiresAt, start, previous, current + permits};
             long ttl = expiresAt - now;
-            return new Verdict(true, limit - estimate - permits, limit, Verdict.NO_RETRY, ttl, 0, ttl, updated);
+            return new Verdict(true, limit - estimate - permits, limit, Verdict.NO_RETRY, ttl, now, ttl, updated);
         }
         long retryAt;
         long room = limit - current - asked;
@@ -62,6 +62,23 @@ final class SlidingCounterStep {
         }
         return new Verdict(false, Math.max(0, limit - estimate), limit, retryAt - now, resetAfter, 0, resetAfter,
                 state);
+    }
+
+    /** The grant at {@code at} counts in the stored current or previous window, whichever it fell in. */
+    static long[] refund(LimitSpec.SlidingCounter spec, long[] state, long permits, long at) {
+        long window = spec.windowMillis();
+        long start = state[START];
+        if (state[EXPIRES_AT] != start + 2 * window) {
+            return state; // written under another window length: its counts are not this grant's windows
+        }
+        long granted = at - Math.floorMod(at, window);
+        int slot = granted == start ? CURRENT : granted == start - window ? PREVIOUS : -1;
+        if (slot < 0) {
+            return state;
+        }
+        long[] updated = state.clone();
+        updated[slot] = Math.max(0, state[slot] - permits);
+        return updated;
     }
 
     /** {@code ceil(count * remainingMillis / window)}; the spec's bounds keep the product in range. */

@@ -36,11 +36,34 @@ final class SlidingLogStep {
                 System.arraycopy(state, first, updated, HEADER_WORDS, live);
             }
             java.util.Arrays.fill(updated, HEADER_WORDS + live, updated.length, now);
-            return new Verdict(true, limit - live - permits, limit, Verdict.NO_RETRY, window, 0, window, updated);
+            return new Verdict(true, limit - live - permits, limit, Verdict.NO_RETRY, window, now, window, updated);
         }
         // The request fits once the oldest `needed` entries have left the window.
         long needed = live + Math.max(permits, 1) - limit;
         long retryAt = state[first + (int) needed - 1] + window;
         return new Verdict(false, Math.max(0, limit - live), limit, retryAt - now, resetAfter, 0, resetAfter, state);
+    }
+
+    /**
+     * Removes up to {@code permits} entries stamped {@code at}: the grant's own, or another's of the same
+     * millisecond, which counts identically.
+     */
+    static long[] refund(long[] state, long permits, long at) {
+        int last = state.length - 1;
+        while (last >= HEADER_WORDS && state[last] > at) {
+            last--;
+        }
+        int first = last;
+        while (first >= HEADER_WORDS && state[first] == at && last - first < permits) {
+            first--;
+        }
+        int removed = last - first;
+        if (removed == 0) {
+            return state;
+        }
+        long[] updated = new long[state.length - removed];
+        System.arraycopy(state, 0, updated, 0, first + 1);
+        System.arraycopy(state, last + 1, updated, first + 1, state.length - last - 1);
+        return updated;
     }
 }

@@ -69,7 +69,7 @@ final class SlidingWindowStep {
             System.arraycopy(counts, 0, updated, RING, segments);
             updated[RING + Math.floorMod(current, segments)] += permits;
             long ttl = expiresAt - now;
-            return new Verdict(true, limit - total - permits, limit, Verdict.NO_RETRY, ttl, 0, ttl, updated);
+            return new Verdict(true, limit - total - permits, limit, Verdict.NO_RETRY, ttl, now, ttl, updated);
         }
         long needed = total + Math.max(permits, 1) - limit;
         long freed = 0;
@@ -82,5 +82,21 @@ final class SlidingWindowStep {
             }
         }
         return new Verdict(false, Math.max(0, limit - total), limit, retryAt - now, resetAfter, 0, resetAfter, state);
+    }
+
+    /** The grant at {@code at} counts in its segment while that segment is in the stored ring. */
+    static long[] refund(LimitSpec.SlidingWindow spec, long[] state, long permits, long at) {
+        int segments = spec.segmentsPerWindow();
+        long segment = spec.segmentMillis();
+        long newest = state[NEWEST];
+        long granted = Math.floorDiv(at, segment);
+        if (shapeOf(state) != segments || state[EXPIRES_AT] != (newest + segments) * segment
+                || granted > newest || granted <= newest - segments) {
+            return state; // another segmentation, or the segment has left the window
+        }
+        long[] updated = state.clone();
+        int slot = RING + Math.floorMod(granted, segments);
+        updated[slot] = Math.max(0, state[slot] - permits);
+        return updated;
     }
 }

@@ -25,19 +25,8 @@ final class TokenBucketStep {
         long capacity = spec.tokenLimit();
         long perPeriod = spec.tokensPerPeriod();
         long period = spec.replenishmentPeriodMillis();
-        long tokens = capacity;
-        long lastRefill = now;
-        if (state != null) {
-            tokens = state[TOKENS];
-            lastRefill = state[LAST_REFILL];
-            long periods = (now - lastRefill) / period;
-            if (periods > 0) {
-                long periodsToFull = ceilDiv(Math.max(0, capacity - tokens), perPeriod);
-                tokens = periods >= periodsToFull ? capacity : tokens + periods * perPeriod;
-                lastRefill += periods * period;
-            }
-            tokens = Math.min(tokens, capacity); // the limit may have been lowered since the state was written
-        }
+        long tokens = state == null ? capacity : tokensAt(spec, state, now);
+        long lastRefill = state == null ? now : lastRefillAt(spec, state, now);
         long resetAfter = untilFull(tokens, capacity, perPeriod, period, lastRefill, now);
         long asked = Math.max(permits, 1);
         if (tokens >= asked) {
@@ -47,10 +36,49 @@ final class TokenBucketStep {
             long left = tokens - permits;
             long ttl = untilFull(left, capacity, perPeriod, period, lastRefill, now);
             long[] updated = {header(TOKEN_BUCKET, 0), now, now + ttl, left, lastRefill};
-            return new Verdict(true, left, capacity, Verdict.NO_RETRY, ttl, 0, ttl, updated);
+            return new Verdict(true, left, capacity, Verdict.NO_RETRY, ttl, now, ttl, updated);
         }
         long retryAt = lastRefill + ceilDiv(asked - tokens, perPeriod) * period;
         return new Verdict(false, Math.max(0, tokens), capacity, retryAt - now, resetAfter, 0, resetAfter, state);
+    }
+
+    /**
+     * Gives back what refills since {@code at} have not already made good: each refill after the grant may
+     * have been one that, without the grant, the full bucket would have lost, so {@code permits} less
+     * {@code perPeriod} per refill since then. Exact when the refund follows the grant within a period;
+     * never more than the bucket would hold had the grant not happened.
+     */
+    static long[] refund(LimitSpec.TokenBucket spec, long[] state, long now, long permits, long at) {
+        long perPeriod = spec.tokensPerPeriod();
+        long capacity = spec.tokenLimit();
+        long tokens = tokensAt(spec, state, now);
+        long lastRefill = lastRefillAt(spec, state, now);
+        long refills = lastRefill > at ? ceilDiv(lastRefill - at, spec.replenishmentPeriodMillis()) : 0;
+        long give = refills >= ceilDiv(permits, perPeriod) ? 0 : permits - refills * perPeriod;
+        if (give == 0 || tokens >= capacity) {
+            return state;
+        }
+        long left = Math.min(capacity, tokens + give);
+        long ttl = untilFull(left, capacity, perPeriod, spec.replenishmentPeriodMillis(), lastRefill, now);
+        return new long[] {header(TOKEN_BUCKET, 0), now, now + ttl, left, lastRefill};
+    }
+
+    /** The tokens of a live state at {@code now}: whole periods refilled, capped at the (maybe lowered) limit. */
+    private static long tokensAt(LimitSpec.TokenBucket spec, long[] state, long now) {
+        long capacity = spec.tokenLimit();
+        long tokens = state[TOKENS];
+        long periods = (now - state[LAST_REFILL]) / spec.replenishmentPeriodMillis();
+        if (periods > 0) {
+            long periodsToFull = ceilDiv(Math.max(0, capacity - tokens), spec.tokensPerPeriod());
+            tokens = periods >= periodsToFull ? capacity : tokens + periods * spec.tokensPerPeriod();
+        }
+        return Math.min(tokens, capacity);
+    }
+
+    /** The time of the latest whole-period refill at or before {@code now}. */
+    private static long lastRefillAt(LimitSpec.TokenBucket spec, long[] state, long now) {
+        long period = spec.replenishmentPeriodMillis();
+        return state[LAST_REFILL] + (now - state[LAST_REFILL]) / period * period;
     }
 
     private static long untilFull(long tokens, long capacity, long perPeriod, long period, long lastRefill, long now) {

@@ -55,7 +55,10 @@ public final class Verdict {
     /** Milliseconds until the limiter is back to its full capacity if no one else asks. */
     public long resetAfterMillis() { return resetAfterMillis; }
 
-    /** The lease id and fencing token of a granted concurrency lease, else 0. */
+    /**
+     * For a granted concurrency lease, its lease id and fencing token; for any other grant that consumed
+     * permits, the time of the decision on the deciding node's clock (what {@link Op#REFUND} needs); else 0.
+     */
     public long token() { return token; }
 
     /** How long the stored state still matters; only meaningful when the state changed. */

@@ -64,9 +64,20 @@ final class Decider {
         return t instanceof CapacityExceededException;
     }
 
+    /** Whether the options ask to start over a key whose state {@code request}'s spec cannot read. */
+    private static boolean replacesForeign(StepRequest request, LimiterOptions options, Throwable failure) {
+        return options.replaceForeignState() && failure.getClass() == IllegalStateException.class
+                && request.op() == Op.ACQUIRE;
+    }
+
+    private static StepRequest replaceForeign(StepRequest request) {
+        return new StepRequest(request.key(), request.spec(), Op.REPLACE_FOREIGN, 0, 0, request.durability());
+    }
+
     /** Blocks for a verdict; throws the last failure (a {@link TimeoutException} when time ran out). */
     Verdict decide(StepRequest request, LimiterOptions options) throws Throwable {
         long deadline = ticker.read() + options.decisionTimeout().toNanos();
+        boolean replaced = false;
         for (int attempt = 0; ; attempt++) {
             long left = deadline - ticker.read();
             if (left <= 0) {
@@ -81,6 +92,12 @@ final class Decider {
                 throw e;
             } catch (RuntimeException e) {
                 failure = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+            }
+            if (!replaced && replacesForeign(request, options, failure)) {
+                replaced = true; // once: a replica of the old spec may write its state again meanwhile
+                store.execute(replaceForeign(request), Math.max(1, deadline - ticker.read()));
+                attempt--;
+                continue;
             }
             if (isUsageError(failure) || isCapacityRefusal(failure) || attempt >= options.maxRetries()
                     || !store.isRetryable(failure)) {
@@ -133,6 +150,8 @@ final class Decider {
         /** Only an acquisition is dropped when its caller gives up; see {@link #decideAsync}. */
         final boolean abandonable;
         volatile CompletableFuture<Verdict> step;
+        /** Whether foreign state was already replaced for this decision (at most once). */
+        volatile boolean replaced;
 
         Decision(StepRequest request, LimiterOptions options, long deadline) {
             this.request = request;
@@ -175,8 +194,27 @@ final class Decider {
                 return;
             }
             Throwable failure = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+            if (!decision.replaced && replacesForeign(decision.request, options, failure)) {
+                decision.replaced = true;
+                CompletableFuture<Verdict> replace;
+                try {
+                    replace = store.submit(replaceForeign(decision.request), storeDeadline(decision.deadline));
+                } catch (RuntimeException e) {
+                    replace = CompletableFuture.failedFuture(e);
+                }
+                replace.whenComplete((v, t) -> {
+                    if (t != null) {
+                        result.completeExceptionally(t);
+                    } else {
+                        attempt(decision, attempt);
+                    }
+                });
+                return;
+            }
             long pause = backoff(attempt, decision.deadline);
+            // A refund is never retried: the first attempt may have been applied, and a second would give back twice.
             if (isUsageError(failure) || isCapacityRefusal(failure) || attempt >= options.maxRetries()
+                    || decision.request.op() == Op.REFUND
                     || !store.isRetryable(failure) || pause < 0) {
                 result.completeExceptionally(failure);
                 return;

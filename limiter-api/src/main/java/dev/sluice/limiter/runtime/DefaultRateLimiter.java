@@ -25,7 +25,6 @@ import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -145,7 +144,7 @@ final class DefaultRateLimiter implements RateLimiter {
             lease.startRenewal();
             return lease;
         }
-        return Leases.of(v);
+        return v.granted() && permits > 0 ? new RateGrant(v, permits) : Leases.of(v);
     }
 
     /** Applies the failure mode; rethrows usage errors, which no failure mode hides. */
@@ -442,35 +441,9 @@ final class DefaultRateLimiter implements RateLimiter {
         if (maxWait == null || maxWait.isZero() || maxWait.isNegative()) {
             return tryAcquire(permits);
         }
-        long waitNanos = toNanosSaturated(maxWait); // before anything is queued: it cannot fail afterwards
+        long waitNanos = Waits.toNanosSaturated(maxWait); // before anything is queued: it cannot fail afterwards
         long start = decider.ticker.read();
-        CompletableFuture<Lease> future = acquireAsync(permits);
-        try {
-            return future.get(waitNanos, TimeUnit.NANOSECONDS);
-        } catch (TimeoutException e) {
-            if (future.cancel(false)) {
-                return record(closedRefusal(), start);
-            }
-            return future.join();
-        } catch (InterruptedException e) {
-            future.cancel(false);
-            throw e;
-        } catch (ExecutionException e) {
-            Throwable cause = e.getCause();
-            if (cause instanceof RuntimeException r) {
-                throw r;
-            }
-            throw new DecisionUnavailableException(name, "the store failed: " + cause, cause);
-        }
-    }
-
-    /** A positive wait in nanoseconds; one too long for a {@code long} (292 years) means as long as it takes. */
-    private static long toNanosSaturated(Duration wait) {
-        try {
-            return wait.toNanos();
-        } catch (ArithmeticException tooLong) {
-            return Long.MAX_VALUE;
-        }
+        return Waits.await(acquireAsync(permits), waitNanos, () -> record(closedRefusal(), start), name);
     }
 
     @Override
@@ -552,10 +525,20 @@ final class DefaultRateLimiter implements RateLimiter {
         @Override public boolean isDegraded() { return false; }
         @Override public OptionalLong fencingToken() { return OptionalLong.of(verdict.token()); }
 
+        /** Releases the lease; completes once the store has it back (true), or at once if already released. */
+        @Override
+        public CompletableFuture<Boolean> refund() {
+            return release();
+        }
+
         @Override
         public void close() {
+            release();
+        }
+
+        private CompletableFuture<Boolean> release() {
             if (!released.compareAndSet(false, true)) {
-                return;
+                return CompletableFuture.completedFuture(false);
             }
             stopRenewal();
             liveLeases.remove(this);
@@ -564,15 +547,16 @@ final class DefaultRateLimiter implements RateLimiter {
                 release = decider.decideAsync(request(Op.RELEASE, 0, verdict.token()), options);
             } catch (RuntimeException e) {
                 maybeIdle();
-                return; // closing: the lease expires in the store
+                return CompletableFuture.completedFuture(true); // closing: the lease expires in the store
             }
-            release.whenComplete((v, failure) -> {
+            return release.handle((v, failure) -> {
                 synchronized (lock) {
                     if (!queue.isEmpty()) {
                         schedulePumpLocked(0);
                     }
                 }
                 maybeIdle();
+                return failure == null;
             });
         }
 
@@ -580,6 +564,46 @@ final class DefaultRateLimiter implements RateLimiter {
         public String toString() {
             return "Lease[granted, token=" + verdict.token() + ", remaining=" + verdict.remaining() + ", limit="
                     + verdict.limit() + (released.get() ? ", released" : "") + "]";
+        }
+    }
+
+    /** A granted rate lease: a value, plus the refund of its permits to the store, once. */
+    final class RateGrant implements Lease {
+        private final Verdict verdict;
+        private final long permits;
+        private final AtomicBoolean refunded = new AtomicBoolean();
+
+        RateGrant(Verdict verdict, long permits) {
+            this.verdict = verdict;
+            this.permits = permits;
+        }
+
+        @Override public boolean isAcquired() { return true; }
+        @Override public long remaining() { return verdict.remaining(); }
+        @Override public long limit() { return verdict.limit(); }
+        @Override public Optional<Duration> retryAfter() { return Optional.empty(); }
+        @Override public Duration resetAfter() { return Duration.ofMillis(Math.max(0, verdict.resetAfterMillis())); }
+        @Override public boolean isDegraded() { return false; }
+        @Override public OptionalLong fencingToken() { return OptionalLong.empty(); }
+        @Override public void close() {}
+
+        @Override
+        public CompletableFuture<Boolean> refund() {
+            if (!refunded.compareAndSet(false, true)) {
+                return CompletableFuture.completedFuture(false);
+            }
+            try {
+                return decider.decideAsync(request(Op.REFUND, permits, verdict.token()), options)
+                        .handle((v, failure) -> failure == null && v.granted());
+            } catch (RuntimeException closing) {
+                return CompletableFuture.completedFuture(false);
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "Lease[granted, remaining=" + verdict.remaining() + ", limit=" + verdict.limit()
+                    + (refunded.get() ? ", refunded" : "") + "]";
         }
     }
 

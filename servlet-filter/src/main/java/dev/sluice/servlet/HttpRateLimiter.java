@@ -1,0 +1,332 @@
+package dev.sluice.servlet;
+
+import dev.sluice.limiter.DecisionListener;
+import dev.sluice.limiter.DecisionResult;
+import dev.sluice.limiter.DecisionUnavailableException;
+import dev.sluice.limiter.Keys;
+import dev.sluice.limiter.Lease;
+import dev.sluice.limiter.LimitSpec;
+import dev.sluice.limiter.LimiterOptions;
+import dev.sluice.limiter.PartitionedRateLimiter;
+import dev.sluice.limiter.RateLimiters;
+import java.lang.System.Logger.Level;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Decides HTTP requests by a {@link RateLimitFilterConfig}, for any server: what {@link RateLimitFilter}
+ * does for servlets (see there for the rules: routes, several policies, identity, shadow mode, headers,
+ * 429 and 503), without the servlet API, so that other servers (such as Spring WebFlux) answer alike.
+ * Thread-safe.
+ *
+ * <p>{@link #decide} asks the store with {@code tryAcquire} and returns when it has answered;
+ * {@link #decideAsync} asks with {@code acquireAsync}, so no thread waits for the store (a policy with a
+ * {@code queue-limit} may then wait in the local queue).
+ *
+ * <p>It creates one partitioned limiter per policy at once; {@link #close()} closes them, never the
+ * {@link RateLimiters}.
+ */
+public final class HttpRateLimiter implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(HttpRateLimiter.class.getName());
+
+    private final RateLimitFilterConfig config;
+    private final Map<String, PartitionedRateLimiter<String>> limiters;
+    private final Map<String, Counters> counters;
+
+    /**
+     * A rate limiter that enforces {@code config} on {@code limiters}.
+     *
+     * @throws IllegalArgumentException if a policy is not accepted by {@code limiters}
+     */
+    public HttpRateLimiter(RateLimiters limiters, RateLimitFilterConfig config) {
+        Objects.requireNonNull(limiters, "limiters");
+        this.config = Objects.requireNonNull(config, "config");
+        Map<String, PartitionedRateLimiter<String>> created = new LinkedHashMap<>();
+        Map<String, Counters> counted = new LinkedHashMap<>();
+        try {
+            for (RateLimitPolicy p : config.policies().values()) {
+                LimiterOptions options = config.shadow() || p.shadow() ? shadowed(p.options()) : p.options();
+                created.put(p.name(), limiters.partitioned(p.name(), p.spec(), options));
+                counted.put(p.name(), new Counters());
+            }
+        } catch (RuntimeException e) {
+            created.values().forEach(PartitionedRateLimiter::close);
+            throw e;
+        }
+        this.limiters = Collections.unmodifiableMap(created);
+        this.counters = Collections.unmodifiableMap(counted);
+    }
+
+    /**
+     * The options of a shadow policy: the same, with each listener told {@link DecisionResult#SHADOW_REFUSED}
+     * where the limiter refused, since the filter lets every such request through.
+     */
+    private static LimiterOptions shadowed(LimiterOptions options) {
+        if (options.listeners().isEmpty()) {
+            return options;
+        }
+        LimiterOptions.Builder b = LimiterOptions.builder().queueLimit(options.queueLimit())
+                .queueOrder(options.queueOrder()).failureMode(options.failureMode()).maxRetries(options.maxRetries())
+                .decisionTimeout(options.decisionTimeout()).pollInterval(options.pollInterval())
+                .durability(options.durability());
+        if (options.renewInterval() != null) {
+            b.renewInterval(options.renewInterval());
+        }
+        for (DecisionListener listener : options.listeners()) {
+            b.listener(new DecisionListener() {
+                @Override
+                public void onDecision(String limiter, DecisionResult result, long durationNanos) {
+                    listener.onDecision(limiter, result == DecisionResult.REFUSED ? DecisionResult.SHADOW_REFUSED
+                            : result, durationNanos);
+                }
+
+                @Override
+                public void onQueueChanged(String limiter, long queuedPermits) {
+                    listener.onQueueChanged(limiter, queuedPermits);
+                }
+            });
+        }
+        return b.build();
+    }
+
+    /** The configuration in force. */
+    public RateLimitFilterConfig config() {
+        return config;
+    }
+
+    /**
+     * The limiter of a policy, or null if there is no such policy. Partitions are the hex SHA-256
+     * ({@link Keys#sha256(String)}) of client identities; whoever takes permits from it directly shares
+     * the policy's budgets with the HTTP requests.
+     */
+    public PartitionedRateLimiter<String> limiter(String policy) {
+        return limiters.get(policy);
+    }
+
+    /**
+     * What this rate limiter made of each policy's decisions since it started, by policy name in
+     * configuration order (see {@link PolicyStatistics}). The limiters' own
+     * {@link PartitionedRateLimiter#statistics()} count a shadow policy's refusals as refusals: the limiter
+     * did refuse, and only the filter let the request through.
+     */
+    public Map<String, PolicyStatistics> statistics() {
+        Map<String, PolicyStatistics> snapshot = new LinkedHashMap<>();
+        counters.forEach((name, c) -> snapshot.put(name, c.snapshot()));
+        return Collections.unmodifiableMap(snapshot);
+    }
+
+    /** Decides a request with {@code tryAcquire}; returns once the store (or the failure mode) has answered. */
+    public HttpDecision decide(HttpRequestView request) {
+        return decide(request, HttpRateLimiter::tryAcquire).join();
+    }
+
+    /**
+     * Decides a request with {@code acquireAsync}: no thread waits for the store. The future completes on
+     * the thread that completes the store's answer (for Hazelcast, Sluice's callback executor), or at once.
+     */
+    public CompletableFuture<HttpDecision> decideAsync(HttpRequestView request) {
+        return decide(request, HttpRateLimiter::acquireAsync);
+    }
+
+    private CompletableFuture<HttpDecision> decide(HttpRequestView request, Acquisition acquisition) {
+        Objects.requireNonNull(request, "request");
+        List<RateLimitFilterConfig.Applied> applied =
+                config.match(RequestMethods.of(request, config.strictMatching()), request.getPath());
+        if (applied.isEmpty()) {
+            return CompletableFuture.completedFuture(HttpDecision.NOT_LIMITED);
+        }
+        return decidePolicies(request, applied, acquisition).thenCompose(this::answer);
+    }
+
+    /**
+     * Decides a route's policies in order; this is where the policies of a request are decided, for every
+     * server. Once an enforced policy has refused or could not decide, the rest are only probed (0
+     * permits), so the refused request takes nothing from them.
+     */
+    private CompletableFuture<List<Decision>> decidePolicies(HttpRequestView request,
+            List<RateLimitFilterConfig.Applied> applied, Acquisition acquisition) {
+        List<Decision> decisions = new ArrayList<>(applied.size());
+        CompletableFuture<Boolean> stopped = CompletableFuture.completedFuture(false);
+        for (RateLimitFilterConfig.Applied a : applied) {
+            stopped = stopped.thenCompose(stop -> {
+                RateLimitPolicy policy = a.policy();
+                boolean shadow = config.shadow() || policy.shadow();
+                String partition = Keys.sha256(identify(policy, request));
+                return acquisition.acquire(limiters.get(policy.name()), partition, stop ? 0 : a.cost())
+                        .handle((lease, failure) -> {
+                            Decision d = decision(policy, partition, lease, failure, stop, shadow);
+                            counters.get(policy.name()).count(d.outcome());
+                            decisions.add(d);
+                            return stop || d.refuses() || d.unavailable();
+                        });
+            });
+        }
+        return stopped.thenApply(s -> decisions);
+    }
+
+    private static Decision decision(RateLimitPolicy policy, String partition, Lease lease, Throwable failure,
+            boolean stopped, boolean shadow) {
+        if (failure != null) {
+            Throwable cause = failure instanceof CompletionException && failure.getCause() != null
+                    ? failure.getCause() : failure;
+            if (cause instanceof DecisionUnavailableException) {
+                LOG.log(Level.WARNING, "no rate-limit decision for policy ''{0}'': {1}", policy.name(),
+                        cause.getMessage());
+            } else {
+                LOG.log(Level.ERROR, "rate-limit decision for policy '" + policy.name() + "' failed", cause);
+            }
+            return new Decision(policy, partition, null, Decision.Outcome.UNAVAILABLE, shadow);
+        }
+        Decision.Outcome outcome = lease.isDegraded() ? Decision.Outcome.DEGRADED
+                : lease.isAcquired() ? (stopped ? Decision.Outcome.SKIPPED : Decision.Outcome.GRANTED)
+                : shadow ? Decision.Outcome.SHADOW_REFUSED : Decision.Outcome.REFUSED;
+        return new Decision(policy, partition, lease, outcome, shadow);
+    }
+
+    /**
+     * The answer the filters give to a request that {@code policy} refused with {@code lease}, for a
+     * refusal decided elsewhere (such as a method-level limit): 429, the policy's headers, {@code Retry-After}
+     * and the same problem body.
+     *
+     * @param partition the hex SHA-256 of the identity the permits were asked under
+     * @throws IllegalArgumentException if there is no such policy or the lease was granted
+     */
+    public HttpDecision refusal(String policy, String partition, Lease lease) {
+        RateLimitPolicy p = config.policies().get(policy);
+        if (p == null) {
+            throw new IllegalArgumentException("no policy '" + policy + "'; defined policies: "
+                    + config.policies().keySet());
+        }
+        if (lease.isAcquired()) {
+            throw new IllegalArgumentException("lease of policy '" + policy + "' was granted, not refused");
+        }
+        Responses.Answer answer = new Responses.Answer();
+        Responses.tooManyRequests(answer, List.of(new Decision(p, partition, lease, Decision.Outcome.REFUSED, false)),
+                config);
+        return HttpDecision.answer(answer);
+    }
+
+    /** The answer to a request whose policies were decided; a refusal's once the granted policies are refunded. */
+    private CompletableFuture<HttpDecision> answer(List<Decision> decisions) {
+        Responses.Answer answer = new Responses.Answer();
+        boolean refused = decisions.stream().anyMatch(Decision::refuses);
+        if (refused || decisions.stream().anyMatch(Decision::unavailable)) {
+            return refundAll(decisions).thenApply(refunded -> {
+                if (refused) {
+                    Responses.tooManyRequests(answer, decisions, config);
+                } else {
+                    Responses.unavailable(answer, decisions, config);
+                }
+                return HttpDecision.answer(answer);
+            });
+        }
+        Responses.rateLimitHeaders(answer, decisions, config);
+        List<Lease> held = new ArrayList<>();
+        for (Decision d : decisions) {
+            if (d.policy().spec() instanceof LimitSpec.Concurrency && d.lease() != null && d.lease().isAcquired()
+                    && !d.lease().isDegraded()) {
+                held.add(d.lease());
+            }
+        }
+        return CompletableFuture.completedFuture(HttpDecision.proceed(answer, held));
+    }
+
+    /**
+     * Gives back what the policies before the refusing one granted (a rate's permits, a concurrency lease), as
+     * a chain does, before the client hears back: a refused request costs no policy anything. Completes within
+     * the slowest policy's decision timeout (no thread waits for it in {@link #decideAsync}); a refund that fails
+     * leaves its permits spent (stricter only).
+     */
+    private static CompletableFuture<Void> refundAll(List<Decision> decisions) {
+        List<CompletableFuture<Boolean>> refunds = new ArrayList<>();
+        for (Decision d : decisions) {
+            if (d.lease() != null) {
+                refunds.add(d.lease().refund());
+            }
+        }
+        return CompletableFuture.allOf(refunds.toArray(CompletableFuture[]::new)).handle((done, failure) -> {
+            if (failure != null) {
+                LOG.log(Level.WARNING, "a refund failed; those permits stay spent: {0}", failure.toString());
+            }
+            return null;
+        });
+    }
+
+    /**
+     * The identity a policy counts a request under: its own resolver or the configuration's, else (null, or
+     * a resolver that threw) the client address by the configuration's rules, which always answers.
+     */
+    private String identify(RateLimitPolicy policy, HttpRequestView request) {
+        ClientIdentityResolver resolver = policy.identity() != null ? policy.identity() : config.identityResolver();
+        String id;
+        try {
+            id = resolver.resolve(request);
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "identity of policy '" + policy.name() + "' failed; using the client address", e);
+            id = null;
+        }
+        return id != null ? id : config.addressResolver().resolve(request);
+    }
+
+    /** Closes every limiter this rate limiter created; the {@link RateLimiters} stay open. */
+    @Override
+    public void close() {
+        limiters.values().forEach(PartitionedRateLimiter::close);
+    }
+
+    /** How permits are asked for: failures, thrown or not, come back as a failed future. */
+    @FunctionalInterface
+    private interface Acquisition {
+        CompletableFuture<Lease> acquire(PartitionedRateLimiter<String> limiter, String partition, long permits);
+    }
+
+    private static CompletableFuture<Lease> tryAcquire(PartitionedRateLimiter<String> limiter, String partition,
+            long permits) {
+        try {
+            return CompletableFuture.completedFuture(limiter.tryAcquire(partition, permits));
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    private static CompletableFuture<Lease> acquireAsync(PartitionedRateLimiter<String> limiter, String partition,
+            long permits) {
+        try {
+            return limiter.acquireAsync(partition, permits);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /** One policy's counts. */
+    private static final class Counters {
+        private final LongAdder[] byOutcome = new LongAdder[Decision.Outcome.values().length];
+
+        Counters() {
+            for (int i = 0; i < byOutcome.length; i++) {
+                byOutcome[i] = new LongAdder();
+            }
+        }
+
+        void count(Decision.Outcome outcome) {
+            byOutcome[outcome.ordinal()].increment();
+        }
+
+        PolicyStatistics snapshot() {
+            return new PolicyStatistics(sum(Decision.Outcome.GRANTED), sum(Decision.Outcome.REFUSED),
+                    sum(Decision.Outcome.SHADOW_REFUSED), sum(Decision.Outcome.DEGRADED),
+                    sum(Decision.Outcome.UNAVAILABLE), sum(Decision.Outcome.SKIPPED));
+        }
+
+        private long sum(Decision.Outcome outcome) {
+            return byOutcome[outcome.ordinal()].sum();
+        }
+    }
+}

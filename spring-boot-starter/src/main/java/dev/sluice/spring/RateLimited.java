@@ -1,0 +1,39 @@
+package dev.sluice.spring;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Limits calls of a Spring bean's method by a policy of {@code sluice.policies}: a call the policy refuses
+ * throws {@link RateLimitExceededException}, which Spring MVC and WebFlux answer with {@code 429}, the
+ * policy's {@code RateLimit} headers, {@code Retry-After} and a problem body, as the HTTP filters do. The
+ * budget is the policy's, shared with its routes for the same identity.
+ *
+ * <p>Decided with {@code tryAcquire} before the method runs (a policy's queue is not waited in); a
+ * concurrency policy's lease is held while the method runs. Every policy named must exist: start-up fails
+ * otherwise. The store's failure mode applies as for requests; with {@code throw}, a call the store could not
+ * decide throws {@link dev.sluice.limiter.DecisionUnavailableException}.
+ */
+@Target(ElementType.METHOD)
+@Retention(RetentionPolicy.RUNTIME)
+@Documented
+public @interface RateLimited {
+
+    /** The policy, a name under {@code sluice.policies}. */
+    String policy();
+
+    /**
+     * A SpEL expression for who is limited, over the method's parameters ({@code #userId}, or {@code #p0})
+     * and beans ({@code @tenants.current()}); the bean is the root object. Its value (as a string, never
+     * null) is hashed before it becomes part of a key, like the filters' identities; prefix it with its kind
+     * as they do ({@code 'principal:' + #name}) to share a client's budget with a route. Empty (the default):
+     * one budget for every caller.
+     */
+    String key() default "";
+
+    /** Permits each call takes, between 1 and the policy's limit. */
+    long permits() default 1;
+}

@@ -1,0 +1,251 @@
+package dev.sluice.spring;
+
+import dev.sluice.limiter.Keys;
+import dev.sluice.limiter.Lease;
+import dev.sluice.limiter.PartitionedRateLimiter;
+import dev.sluice.servlet.HttpRateLimiter;
+import dev.sluice.servlet.RateLimitPolicy;
+import java.lang.reflect.Method;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
+import org.springframework.aop.framework.autoproxy.AbstractBeanFactoryAwareAdvisingPostProcessor;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.aop.support.DefaultPointcutAdvisor;
+import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.context.expression.BeanFactoryResolver;
+import org.springframework.context.expression.MethodBasedEvaluationContext;
+import org.springframework.core.DefaultParameterNameDiscoverer;
+import org.springframework.core.ParameterNameDiscoverer;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.expression.Expression;
+import org.springframework.expression.ExpressionException;
+import org.springframework.expression.spel.standard.SpelExpressionParser;
+import org.springframework.util.ClassUtils;
+import org.springframework.util.ReflectionUtils;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * Proxies beans with {@link RateLimited} methods, and checks once every singleton exists that each names a
+ * policy that exists, permits it can grant, and a key that parses, so a mistake fails start-up instead of
+ * the first call.
+ */
+final class RateLimitedPostProcessor extends AbstractBeanFactoryAwareAdvisingPostProcessor
+        implements SmartInitializingSingleton {
+    private static final long serialVersionUID = 1L;
+
+    private final transient List<Use> uses = new CopyOnWriteArrayList<>();
+    private transient BeanFactory beanFactory;
+    private transient Interceptor interceptor;
+
+    RateLimitedPostProcessor() {
+        setBeforeExistingAdvisors(true);
+    }
+
+    private record Use(String bean, Method method, RateLimited annotation) {
+        String where() {
+            return "@RateLimited of " + method.getDeclaringClass().getName() + "." + method.getName() + " (bean '"
+                    + bean + "')";
+        }
+    }
+
+    @Override
+    public void setBeanFactory(BeanFactory beanFactory) {
+        super.setBeanFactory(beanFactory);
+        this.beanFactory = beanFactory;
+        this.interceptor = new Interceptor(beanFactory);
+        this.advisor = new DefaultPointcutAdvisor(AnnotationMatchingPointcut.forMethodAnnotation(RateLimited.class),
+                interceptor);
+    }
+
+    @Override
+    public Object postProcessAfterInitialization(Object bean, String beanName) {
+        ReflectionUtils.doWithMethods(AopUtils.getTargetClass(bean), m -> {
+            RateLimited a = AnnotatedElementUtils.findMergedAnnotation(m, RateLimited.class);
+            if (a != null) {
+                uses.add(new Use(beanName, m, a));
+            }
+        });
+        return super.postProcessAfterInitialization(bean, beanName);
+    }
+
+    @Override
+    public void afterSingletonsInstantiated() {
+        if (uses.isEmpty()) {
+            return;
+        }
+        HttpRateLimiter rateLimiter = beanFactory.getBean(HttpRateLimiter.class);
+        for (Use use : uses) {
+            RateLimited a = use.annotation();
+            RateLimitPolicy policy = rateLimiter.config().policies().get(a.policy());
+            if (policy == null) {
+                throw new InvalidSluiceConfigurationException(use.where() + " names policy '" + a.policy()
+                        + "', which is not defined; defined policies (sluice.policies.<name>): "
+                        + rateLimiter.config().policies().keySet(), null);
+            }
+            long limit = policy.spec().limit();
+            if (a.permits() < 1 || a.permits() > limit) {
+                throw new InvalidSluiceConfigurationException(use.where() + " takes permits=" + a.permits()
+                        + "; expected a whole number between 1 and " + limit + " (the limit of policy '"
+                        + a.policy() + "')", null);
+            }
+            if (!a.key().isEmpty()) {
+                try {
+                    interceptor.expression(use.method(), a.key());
+                } catch (ExpressionException e) {
+                    throw new InvalidSluiceConfigurationException(use.where() + " has key=\"" + a.key()
+                            + "\", which is not a SpEL expression: " + e.getMessage(), e);
+                }
+            }
+        }
+    }
+
+    private static final boolean REACTOR = ClassUtils.isPresent("reactor.core.publisher.Mono",
+            RateLimitedPostProcessor.class.getClassLoader());
+
+    /**
+     * Takes the permits before the method runs; releases a concurrency lease when it returns or throws. A
+     * method that returns a {@code Mono}, {@code Flux} or {@link CompletionStage} is asked with
+     * {@code acquireAsync}, so no thread (an event loop least of all) waits for the store; it runs once the
+     * permits are granted and holds a concurrency lease until its result completes.
+     */
+    private static final class Interceptor implements MethodInterceptor {
+        private static final SpelExpressionParser PARSER = new SpelExpressionParser();
+        private static final ParameterNameDiscoverer NAMES = new DefaultParameterNameDiscoverer();
+
+        private final BeanFactory beanFactory;
+        private final Map<Method, Expression> expressions = new ConcurrentHashMap<>();
+        private volatile HttpRateLimiter rateLimiter;
+
+        Interceptor(BeanFactory beanFactory) {
+            this.beanFactory = beanFactory;
+        }
+
+        Expression expression(Method method, String key) {
+            return expressions.computeIfAbsent(method, m -> PARSER.parseExpression(key));
+        }
+
+        @Override
+        public Object invoke(MethodInvocation invocation) throws Throwable {
+            Object target = invocation.getThis();
+            Method method = target == null ? invocation.getMethod()
+                    : AopUtils.getMostSpecificMethod(invocation.getMethod(), AopUtils.getTargetClass(target));
+            RateLimited a = AnnotatedElementUtils.findMergedAnnotation(method, RateLimited.class);
+            if (a == null) {
+                return invocation.proceed();
+            }
+            HttpRateLimiter r = rateLimiter;
+            if (r == null) {
+                r = beanFactory.getBean(HttpRateLimiter.class);
+                rateLimiter = r;
+            }
+            PartitionedRateLimiter<String> limiter = r.limiter(a.policy());
+            if (limiter == null) {
+                throw new IllegalStateException("@RateLimited of " + method + " names policy '" + a.policy()
+                        + "', which is not defined; defined policies: " + r.config().policies().keySet());
+            }
+            String partition = Keys.sha256(identity(a, method, invocation));
+            RateLimitPolicy policy = r.config().policies().get(a.policy());
+            boolean shadow = r.config().shadow() || policy.shadow();
+            HttpRateLimiter decider = r;
+            Function<Lease, RateLimitExceededException> refusal = lease -> lease.isAcquired() || shadow ? null
+                    : new RateLimitExceededException(a.policy(), lease, decider.refusal(a.policy(), partition, lease),
+                            decider.config().problemType());
+            Class<?> returned = method.getReturnType();
+            if (REACTOR && Reactive.handles(returned)) {
+                return Reactive.limit(returned, () -> limiter.acquireAsync(partition, a.permits()), refusal, invocation);
+            }
+            if (CompletionStage.class.isAssignableFrom(returned)) {
+                return limitAsync(limiter.acquireAsync(partition, a.permits()), refusal, invocation);
+            }
+            Lease lease = limiter.tryAcquire(partition, a.permits());
+            RateLimitExceededException refused = refusal.apply(lease);
+            if (refused != null) {
+                throw refused;
+            }
+            try {
+                return invocation.proceed();
+            } finally {
+                lease.close(); // gives back a concurrency lease; a no-op for every other
+            }
+        }
+
+        /** A method returning a {@link CompletionStage} runs once the permits are granted; the lease is held until it completes. */
+        private static CompletableFuture<Object> limitAsync(CompletableFuture<Lease> acquired,
+                Function<Lease, RateLimitExceededException> refusal, MethodInvocation invocation) {
+            return acquired.thenCompose(lease -> {
+                RateLimitExceededException refused = refusal.apply(lease);
+                if (refused != null) {
+                    return CompletableFuture.failedFuture(refused);
+                }
+                CompletionStage<?> result;
+                try {
+                    result = (CompletionStage<?>) invocation.proceed();
+                } catch (Throwable t) {
+                    lease.close();
+                    return CompletableFuture.failedFuture(t);
+                }
+                return result.toCompletableFuture().<Object>thenApply(v -> v)
+                        .whenComplete((v, e) -> lease.close());
+            });
+        }
+
+        private String identity(RateLimited a, Method method, MethodInvocation invocation) {
+            if (a.key().isEmpty()) {
+                return "global";
+            }
+            MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(invocation.getThis(), method,
+                    invocation.getArguments(), NAMES);
+            context.setBeanResolver(new BeanFactoryResolver(beanFactory));
+            Object value = expression(method, a.key()).getValue(context);
+            if (value == null) {
+                throw new IllegalArgumentException("@RateLimited key \"" + a.key() + "\" of " + method.getName()
+                        + " gave null; expected a value that tells who is limited");
+            }
+            return value.toString();
+        }
+    }
+
+    /** Reactor types, only touched when Reactor is on the classpath. */
+    private static final class Reactive {
+        private Reactive() {}
+
+        static boolean handles(Class<?> returned) {
+            return Mono.class.isAssignableFrom(returned) || Flux.class.isAssignableFrom(returned);
+        }
+
+        static Object limit(Class<?> returned, Supplier<CompletableFuture<Lease>> acquire,
+                Function<Lease, RateLimitExceededException> refusal, MethodInvocation invocation) {
+            Mono<Lease> granted = Mono.fromFuture(acquire).flatMap(lease -> {
+                RateLimitExceededException refused = refusal.apply(lease);
+                return refused != null ? Mono.error(refused) : Mono.just(lease);
+            });
+            if (Mono.class.isAssignableFrom(returned)) {
+                return granted.flatMap(lease -> Mono.usingWhen(Mono.just(lease), l -> (Mono<?>) proceed(invocation),
+                        l -> Mono.fromRunnable(l::close)));
+            }
+            return granted.flatMapMany(lease -> Flux.usingWhen(Mono.just(lease), l -> (Flux<?>) proceed(invocation),
+                    l -> Mono.fromRunnable(l::close)));
+        }
+
+        private static Object proceed(MethodInvocation invocation) {
+            try {
+                return invocation.proceed();
+            } catch (RuntimeException | Error e) {
+                throw e;
+            } catch (Throwable t) {
+                throw new IllegalStateException(t);
+            }
+        }
+    }
+}

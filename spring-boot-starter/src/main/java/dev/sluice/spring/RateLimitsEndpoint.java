@@ -1,0 +1,92 @@
+package dev.sluice.spring;
+
+import dev.sluice.limiter.LimiterStatistics;
+import dev.sluice.limiter.PartitionedRateLimiter;
+import dev.sluice.servlet.HttpRateLimiter;
+import dev.sluice.servlet.PolicyStatistics;
+import dev.sluice.servlet.RateLimitPolicy;
+import dev.sluice.servlet.Route;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+
+/**
+ * {@code /actuator/ratelimits}: the backend, every policy (its spec, options, and what this instance
+ * decided: the HTTP filters' counts and the limiter's), and the routes. {@code /actuator/ratelimits/<policy>}
+ * shows one policy. Statistics are this instance's, since it started; the budgets themselves live in the
+ * store.
+ */
+@Endpoint(id = "ratelimits")
+public class RateLimitsEndpoint {
+    private final HttpRateLimiter rateLimiter;
+    private final String backend;
+
+    public RateLimitsEndpoint(HttpRateLimiter rateLimiter, String backend) {
+        this.rateLimiter = rateLimiter;
+        this.backend = backend;
+    }
+
+    @ReadOperation
+    public Map<String, Object> rateLimits() {
+        Map<String, Object> policies = new LinkedHashMap<>();
+        Map<String, PolicyStatistics> statistics = rateLimiter.statistics();
+        for (RateLimitPolicy p : rateLimiter.config().policies().values()) {
+            policies.put(p.name(), policy(p, statistics.get(p.name())));
+        }
+        List<Map<String, Object>> routes = new ArrayList<>();
+        for (Route r : rateLimiter.config().routes()) {
+            Map<String, Object> route = new LinkedHashMap<>();
+            route.put("pattern", r.pattern());
+            route.put("methods", r.methods().isEmpty() ? List.of("*") : List.copyOf(r.methods()));
+            route.put("policies", r.policies());
+            route.put("cost", r.cost());
+            routes.add(route);
+        }
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("backend", backend);
+        body.put("shadow", rateLimiter.config().shadow());
+        body.put("policies", policies);
+        body.put("routes", routes);
+        return body;
+    }
+
+    /** One policy, or null (404) if there is none of that name. */
+    @ReadOperation
+    public Map<String, Object> policy(@Selector String name) {
+        RateLimitPolicy p = rateLimiter.config().policies().get(name);
+        return p == null ? null : policy(p, rateLimiter.statistics().get(name));
+    }
+
+    private Map<String, Object> policy(RateLimitPolicy p, PolicyStatistics requests) {
+        Map<String, Object> policy = new LinkedHashMap<>();
+        policy.put("algorithm", p.spec().algorithm());
+        policy.put("limit", p.spec().limit());
+        policy.put("spec", p.spec().toString());
+        policy.put("shadow", rateLimiter.config().shadow() || p.shadow());
+        policy.put("failureMode", p.options().failureMode().name().toLowerCase(java.util.Locale.ROOT));
+        policy.put("decisionTimeout", p.options().decisionTimeout().toString());
+        policy.put("queueLimit", p.options().queueLimit());
+        policy.put("durability", p.options().durability().name().toLowerCase(java.util.Locale.ROOT));
+        Map<String, Object> counted = new LinkedHashMap<>();
+        counted.put("granted", requests.granted());
+        counted.put("refused", requests.refused());
+        counted.put("shadowRefused", requests.shadowRefused());
+        counted.put("degraded", requests.degraded());
+        counted.put("unavailable", requests.unavailable());
+        counted.put("skipped", requests.skipped());
+        policy.put("requests", counted);
+        PartitionedRateLimiter<String> limiter = rateLimiter.limiter(p.name());
+        LimiterStatistics s = limiter.statistics();
+        Map<String, Object> decided = new LinkedHashMap<>();
+        decided.put("granted", s.granted());
+        decided.put("refused", s.refused());
+        decided.put("degraded", s.degraded());
+        decided.put("queuedPermits", s.queuedPermits());
+        policy.put("limiter", decided);
+        return policy;
+    }
+}
