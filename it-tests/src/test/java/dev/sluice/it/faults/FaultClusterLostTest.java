@@ -154,6 +154,15 @@ final class FaultClusterLostTest {
             FaultCluster.awaitMembers(client, 1, Duration.ofSeconds(30));
             RateLimiter exact = limiters.limiter("lost-after-restart", LimitSpec.fixedWindow(10, Duration.ofDays(1)),
                     LimiterOptions.builder().decisionTimeout(Duration.ofSeconds(5)).build());
+            // A member in the client's member list is not yet a connection to it: probes (which take nothing)
+            // until one is decided, however long the reconnection takes on a loaded machine.
+            FaultCluster.await(() -> {
+                try {
+                    return !exact.tryAcquire(0).isDegraded();
+                } catch (DecisionUnavailableException notYet) {
+                    return false;
+                }
+            }, Duration.ofSeconds(30), () -> "the client did not reconnect within 30 s");
             Windows.avoidBoundary(Duration.ofDays(1), Duration.ofSeconds(10));
             int granted = 0;
             for (int i = 0; i < 15; i++) {
