@@ -32,7 +32,7 @@ import java.util.concurrent.atomic.LongAdder;
  * <p>A decision: its {@link Pending} arrives at its lane, which answers the hop to send now, if any
  * ({@link Lanes#arrive}). A hop is sent as one invocation per key ({@code submitToKey} of a
  * {@link StepProcessor} for one request, of a {@link BatchProcessor} for several), or, from
- * {@link #MIN_KEYS_PER_MULTI_KEY_HOP} keys on, as one {@code submitToKeys}: a multi-key operation costs one
+ * {@link #MIN_KEYS_PER_MULTI_KEY_HOP} keys on (EPHEMERAL only), as one {@code submitToKeys}: a multi-key operation costs one
  * partition operation and one backup operation per partition anyway, plus fixed overheads that only pay
  * off once there are enough keys. Every invocation answers {@link BatchResult}s, which complete the callers'
  * futures in request order ({@link #complete}); a failed invocation fails each of its callers with the
@@ -203,7 +203,9 @@ final class Sender {
         for (Pending p : requests) {
             byKey.computeIfAbsent(p.request.key(), k -> new ArrayList<>()).add(p);
         }
-        if (byKey.size() >= MIN_KEYS_PER_MULTI_KEY_HOP) {
+        // Only without backups: Hazelcast answers a multi-partition operation before its backups are
+        // acknowledged, which would weaken REPLICATED's synchronous backup to an asynchronous one.
+        if (byKey.size() >= MIN_KEYS_PER_MULTI_KEY_HOP && requests.get(0).request.durability() == Durability.EPHEMERAL) {
             sendKeys(hop, map, byKey);
             return;
         }
