@@ -73,8 +73,8 @@ final class Chain {
     }
 
     private Lease record(Lease lease) {
-        recorder.record(lease.isAcquired() ? (lease.isDegraded() ? DecisionResult.DEGRADED : DecisionResult.GRANTED)
-                : lease.isDegraded() ? DecisionResult.DEGRADED : DecisionResult.REFUSED,
+        recorder.record(lease.isDegraded() ? DecisionResult.DEGRADED
+                : lease.isAcquired() ? DecisionResult.GRANTED : DecisionResult.REFUSED,
                 lease.isDegraded() ? -1 : lease.remaining());
         return lease;
     }

@@ -30,6 +30,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 
 /**
  * The runtime of one key: decisions with failure modes, the local queue and concurrency leases.
@@ -569,9 +570,12 @@ final class DefaultRateLimiter implements RateLimiter {
 
     /** A granted rate lease: a value, plus the refund of its permits to the store, once. */
     final class RateGrant implements Lease {
+        // A field updater, not an AtomicBoolean: one object less on every grant.
+        private static final AtomicIntegerFieldUpdater<RateGrant> REFUNDED =
+                AtomicIntegerFieldUpdater.newUpdater(RateGrant.class, "refunded");
         private final Verdict verdict;
         private final long permits;
-        private final AtomicBoolean refunded = new AtomicBoolean();
+        private volatile int refunded;
 
         RateGrant(Verdict verdict, long permits) {
             this.verdict = verdict;
@@ -589,7 +593,7 @@ final class DefaultRateLimiter implements RateLimiter {
 
         @Override
         public CompletableFuture<Boolean> refund() {
-            if (!refunded.compareAndSet(false, true)) {
+            if (!REFUNDED.compareAndSet(this, 0, 1)) {
                 return CompletableFuture.completedFuture(false);
             }
             try {
@@ -603,7 +607,7 @@ final class DefaultRateLimiter implements RateLimiter {
         @Override
         public String toString() {
             return "Lease[granted, remaining=" + verdict.remaining() + ", limit=" + verdict.limit()
-                    + (refunded.get() ? ", refunded" : "") + "]";
+                    + (refunded != 0 ? ", refunded" : "") + "]";
         }
     }
 
