@@ -33,6 +33,8 @@ import java.util.concurrent.TimeUnit;
 final class BenchCluster {
     static final String RAW = "raw";
     static final String RAW_EPHEMERAL = "raw-ephemeral";
+    /** {@value #RAW}'s twin for the raw processor that writes with a per-entry TTL. */
+    static final String RAW_TTL = "raw-ttl";
     static final String BUCKET4J = "bucket4j";
     /** Bucket4j's serializers' type ids start here. */
     static final int BUCKET4J_TYPE_ID_BASE = 1000;
@@ -59,6 +61,7 @@ final class BenchCluster {
         register(config.getSerializationConfig());
         rawMap(config.getMapConfig(RAW), 1);
         rawMap(config.getMapConfig(RAW_EPHEMERAL), 0);
+        rawMap(config.getMapConfig(RAW_TTL), 1);
         return config;
     }
 
@@ -100,7 +103,7 @@ final class BenchCluster {
     /** Empties every benchmark map, so the next run starts from nothing and members stay small. */
     static void clearMaps(HazelcastInstance hz) {
         for (String map : List.of(SluiceHazelcast.DEFAULT_MAP_NAME,
-                SluiceHazelcast.ephemeralMapName(SluiceHazelcast.DEFAULT_MAP_NAME), RAW, RAW_EPHEMERAL, BUCKET4J)) {
+                SluiceHazelcast.ephemeralMapName(SluiceHazelcast.DEFAULT_MAP_NAME), RAW, RAW_EPHEMERAL, RAW_TTL, BUCKET4J)) {
             hz.getMap(map).clear();
         }
     }

@@ -37,14 +37,46 @@ public final class BenchmarkMain {
     private static final List<String> ALGORITHMS = List.of("token-bucket", "fixed-window", "sliding-window",
             "sliding-log", "sliding-counter", "gcra", "concurrency", "all-of");
 
-    /** One JMH invocation: a parameter cross product at some thread counts. */
-    record Pass(String name, Map<String, List<String>> params, List<Integer> threads) {}
+    /**
+     * One JMH invocation: a parameter cross product at some thread counts. {@code repeated}: the goals are
+     * judged on it, so it runs every round, its contenders in another order each time.
+     */
+    record Pass(String name, Map<String, List<String>> params, List<Integer> threads, boolean repeated) {
+        Pass(String name, Map<String, List<String>> params, List<Integer> threads) {
+            this(name, params, threads, false);
+        }
+
+        /** This pass with its contenders rotated left by {@code by}. */
+        Pass rotated(int by) {
+            List<String> contenders = new ArrayList<>(params.get("contender"));
+            java.util.Collections.rotate(contenders, -by);
+            Map<String, List<String>> p = new LinkedHashMap<>(params);
+            p.put("contender", contenders);
+            return new Pass(name, p, threads, repeated);
+        }
+    }
 
     /** One measured cell. */
+    /**
+     * One measured cell; with several rounds, the round of median ops/s, with the lowest and highest ops/s of
+     * every round and the round it was measured in.
+     */
     record Cell(String contender, String topology, String keys, String outcome, String algorithm, String durability,
-            int threads, double meanMicros, double p50, double p99, double p999, long samples) {
+            int threads, double meanMicros, double p50, double p99, double p999, long samples, double minOps,
+            double maxOps, int rounds, int round) {
+        Cell(String contender, String topology, String keys, String outcome, String algorithm, String durability,
+                int threads, double meanMicros, double p50, double p99, double p999, long samples, int round) {
+            this(contender, topology, keys, outcome, algorithm, durability, threads, meanMicros, p50, p99, p999, samples,
+                    threads * 1e6 / meanMicros, threads * 1e6 / meanMicros, 1, round);
+        }
+
         double opsPerSecond() {
             return threads * 1e6 / meanMicros;
+        }
+
+        Cell withSpread(double min, double max, int n) {
+            return new Cell(contender, topology, keys, outcome, algorithm, durability, threads, meanMicros, p50, p99,
+                    p999, samples, min, max, n, round);
         }
 
         String setting() {
@@ -57,6 +89,8 @@ public final class BenchmarkMain {
     private final int warmup;
     private final int iterations;
     private final int seconds;
+    /** Rounds of the repeated passes (and of the CPU pass); the report shows medians and spreads. */
+    private int rounds = 3;
     private final List<String> jvmArgs = new ArrayList<>();
     private final Path aux;
     private List<String> only = List.of();
@@ -81,6 +115,7 @@ public final class BenchmarkMain {
         List<String> only = List.of();
         List<Integer> onlyThreads = List.of();
         String profiler = null;
+        int rounds = 3;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--smoke": smoke = true; break;
@@ -92,21 +127,28 @@ public final class BenchmarkMain {
                 case "--threads": onlyThreads = java.util.Arrays.stream(args[++i].split(",")).map(Integer::valueOf).toList();
                     break;
                 case "--prof": profiler = args[++i]; break;
+                case "--rounds": rounds = Integer.parseInt(args[++i]); break;
                 default: throw new IllegalArgumentException("unknown argument " + args[i] + "; use [--smoke] [--out FILE]"
-                        + " [--warmup N] [--iterations N] [--seconds S] [--passes a,b] [--threads 1,8] [--prof gc|stack|jfr]");
+                        + " [--warmup N] [--iterations N] [--seconds S] [--passes a,b] [--threads 1,8] [--rounds N] [--prof gc|stack|jfr[:options]]");
             }
         }
         BenchmarkMain main = new BenchmarkMain(smoke, out, warmup, iterations, seconds);
         main.only = only;
         main.onlyThreads = onlyThreads;
         main.profiler = profiler;
+        if (rounds < 1) {
+            throw new IllegalArgumentException("--rounds must be at least 1, was " + rounds);
+        }
+        main.rounds = rounds;
         String report = main.run(String.join(" ", args));
         System.out.println(report);
     }
 
     /** Runs the smoke mode and returns its report (for the test run by {@code mvn verify}). */
     static String smoke(Path out) throws Exception {
-        return new BenchmarkMain(true, out, 1, 1, 1).run("--smoke");
+        BenchmarkMain main = new BenchmarkMain(true, out, 1, 1, 1);
+        main.rounds = 1;
+        return main.run("--smoke");
     }
 
     private String run(String argLine) throws Exception {
@@ -123,9 +165,11 @@ public final class BenchmarkMain {
         // The cheapest, most robust evidence first; the report is rewritten after every pass, so an
         // interrupted run still leaves what it measured.
         List<CpuPerDecision.Row> cpu = only.isEmpty() || only.contains("cpu")
-                ? CpuPerDecision.measure(smoke ? 500 : 20_000, smoke ? 400 : Integer.getInteger("sluice.bench.cpu.decisions", 30_000))
+                ? CpuPerDecision.measure(smoke ? 500 : 20_000, smoke ? 400 : Integer.getInteger("sluice.bench.cpu.decisions", 30_000),
+                        rounds)
                 : List.of();
-        String report = write(date, argLine, started, loadBefore, redis, cells, memory, cpu);
+        List<Cell> measured = new ArrayList<>();
+        String report = write(date, argLine, started, loadBefore, redis, cells, measured, memory, cpu);
         try {
             if (smoke) {
                 jvmArgs.add("-D" + DecisionBench.EMBEDDED_PROPERTY + "=solo");
@@ -140,34 +184,50 @@ public final class BenchmarkMain {
                 }
                 jvmArgs.add("-D" + DecisionBench.SERVERS_PROPERTY + "=" + servers);
             }
-            for (Pass pass : passes(redis)) {
-                if (!only.isEmpty() && !only.contains(pass.name())) {
-                    continue;
+            List<Pass> passes = passes(redis).stream().filter(p -> only.isEmpty() || only.contains(p.name())).toList();
+            if (!smoke && passes.stream().anyMatch(p -> !p.name().equals("local"))) {
+                // Unreported: the first cells of a run met members whose JIT and heap had not settled, and
+                // ran at a third of the same cell later in the run (whichever contender drew the slot)
+                System.out.println("=== warm-up (not reported) ===");
+                run(new Pass("warm-up", params(List.of("sluice", "sluice-coalesced", "raw", "bucket4j"),
+                        List.of("embedded", "client"), List.of("uniform"), List.of("grant")),
+                        List.of(onlyThreads.isEmpty() ? 32 : onlyThreads.get(onlyThreads.size() - 1))), 0, 1, 1, 1);
+            }
+            // Round by round, the repeated passes each time in another contender order (a contender that ran
+            // first in one round runs last in another); the others once, in the first round.
+            for (int round = 0; round < rounds; round++) {
+                for (Pass pass : passes) {
+                    if (round > 0 && !pass.repeated()) {
+                        continue;
+                    }
+                    System.out.println("=== pass " + pass.name() + (pass.repeated() ? ", round " + (round + 1) + " of "
+                            + rounds : "") + " ===");
+                    measured.addAll(run(pass.rotated(round), round, warmup, iterations, seconds));
+                    cells = medians(measured);
+                    report = write(date, argLine, started, loadBefore, redis, cells, measured, memory, cpu);
                 }
-                System.out.println("=== pass " + pass.name() + " ===");
-                cells.addAll(run(pass));
-                report = write(date, argLine, started, loadBefore, redis, cells, memory, cpu);
             }
         } finally {
             BenchCluster.kill(members);
         }
         if (only.isEmpty() || only.contains("memory")) {
             memory = MemoryPerKey.measure(smoke ? 2_000 : 100_000);
-            report = write(date, argLine, started, loadBefore, redis, cells, memory, cpu);
+            report = write(date, argLine, started, loadBefore, redis, cells, measured, memory, cpu);
         }
         Files.deleteIfExists(aux);
         return report;
     }
 
     private String write(ZonedDateTime date, String argLine, long started, String loadBefore, boolean redis,
-            List<Cell> cells, List<MemoryPerKey.Row> memory, List<CpuPerDecision.Row> cpu) throws IOException {
+            List<Cell> cells, List<Cell> measured, List<MemoryPerKey.Row> memory, List<CpuPerDecision.Row> cpu)
+            throws IOException {
         long elapsedSeconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started);
         String report = Report.render(new Report.Context(date.format(DateTimeFormatter.ISO_OFFSET_DATE_TIME),
                 Runtime.getRuntime().availableProcessors(), System.getProperty("java.vm.name") + " "
                 + System.getProperty("java.runtime.version"), System.getProperty("os.name") + " "
                 + System.getProperty("os.arch"), loadBefore, loadAverage(), elapsedSeconds,
-                "java -jar benchmarks/target/benchmarks.jar " + argLine, warmup, iterations, seconds, redis, smoke),
-                cells, memory, cpu, readAux());
+                "java -jar benchmarks/target/benchmarks.jar " + argLine, warmup, iterations, seconds, rounds, redis,
+                smoke), cells, measured, memory, cpu, readAux());
         if (out.getParent() != null) {
             Files.createDirectories(out.getParent());
         }
@@ -189,12 +249,12 @@ public final class BenchmarkMain {
         // Grants carry the comparison (every contender writes and backs up); refusals are the cheap case,
         // measured at 32 threads, with the CPU pass as the steadier figure.
         passes.add(new Pass("peers", params(List.of("sluice", "sluice-coalesced", "raw", "bucket4j"), both, keys,
-                List.of("grant")), List.of(1, 8, 32)));
+                List.of("grant")), List.of(1, 8, 32), true));
         passes.add(new Pass("refusals", params(List.of("sluice", "sluice-coalesced", "raw", "bucket4j"), both,
-                List.of("uniform"), List.of("refuse")), List.of(32)));
+                List.of("uniform"), List.of("refuse")), List.of(32), true));
         if (redis) {
             passes.add(new Pass("redis", params(List.of("redis"), List.of("none"), keys, List.of("grant", "refuse")),
-                    List.of(1, 8, 32)));
+                    List.of(1, 8, 32), true));
         }
         Map<String, List<String>> ephemeral = params(List.of("sluice", "raw"), both, List.of("uniform"),
                 List.of("grant"));
@@ -222,7 +282,25 @@ public final class BenchmarkMain {
         return p;
     }
 
-    private List<Cell> run(Pass pass) throws RunnerException {
+    /**
+     * Per cell of every round, the round of median ops/s (of an even count, the lower middle one), with the
+     * spread of all rounds; in the order the cells were first measured.
+     */
+    static List<Cell> medians(List<Cell> measured) {
+        Map<String, List<Cell>> byCell = new LinkedHashMap<>();
+        for (Cell c : measured) {
+            byCell.computeIfAbsent(auxKey(c), k -> new ArrayList<>()).add(c);
+        }
+        List<Cell> cells = new ArrayList<>();
+        for (List<Cell> runs : byCell.values()) {
+            List<Cell> sorted = runs.stream().sorted(java.util.Comparator.comparingDouble(Cell::opsPerSecond)).toList();
+            cells.add(sorted.get((sorted.size() - 1) / 2).withSpread(sorted.get(0).opsPerSecond(),
+                    sorted.get(sorted.size() - 1).opsPerSecond(), sorted.size()));
+        }
+        return cells;
+    }
+
+    private List<Cell> run(Pass pass, int round, int warmup, int iterations, int seconds) throws RunnerException {
         List<Cell> cells = new ArrayList<>();
         for (int threads : pass.threads()) {
             if (!onlyThreads.isEmpty() && !onlyThreads.contains(threads)) {
@@ -239,26 +317,42 @@ public final class BenchmarkMain {
                     .jvmArgs(jvmArgs.toArray(new String[0]))
                     .shouldFailOnError(true)
                     .verbosity(smoke ? VerboseMode.SILENT : VerboseMode.NORMAL);
-            if (profiler != null) {
-                options.addProfiler(profiler);
+            if (profiler != null) { // "jfr:configName=/path/to.jfc": JMH's own name:options form
+                int colon = profiler.indexOf(':');
+                if (colon < 0) {
+                    options.addProfiler(profiler);
+                } else {
+                    options.addProfiler(profiler.substring(0, colon), profiler.substring(colon + 1));
+                }
             }
+            boolean empty = false;
             for (Map.Entry<String, List<String>> p : pass.params().entrySet()) {
-                options.param(p.getKey(), p.getValue().toArray(new String[0]));
+                // -Dsluice.bench.only.contender=raw,sluice (or .topology, .keys, .outcome): a subset of a pass,
+                // run in the order given (JMH keeps a parameter's order), so that runs can rotate the order
+                // and no contender always draws the first, coldest slot
+                String only = System.getProperty("sluice.bench.only." + p.getKey());
+                List<String> values = only == null ? p.getValue()
+                        : List.of(only.split(",")).stream().filter(p.getValue()::contains).distinct().toList();
+                empty |= values.isEmpty();
+                options.param(p.getKey(), values.toArray(new String[0]));
+            }
+            if (empty) {
+                continue;
             }
             Collection<RunResult> results = new Runner(options.build()).run();
             for (RunResult r : results) {
-                cells.add(cell(r));
+                cells.add(cell(r, round));
             }
         }
         return cells;
     }
 
-    private static Cell cell(RunResult r) {
+    private static Cell cell(RunResult r, int round) {
         BenchmarkParams p = r.getParams();
         var stats = r.getPrimaryResult().getStatistics();
         return new Cell(p.getParam("contender"), p.getParam("topology"), p.getParam("keys"), p.getParam("outcome"),
                 p.getParam("algorithm"), p.getParam("durability"), p.getThreads(), stats.getMean(),
-                stats.getPercentile(50), stats.getPercentile(99), stats.getPercentile(99.9), stats.getN());
+                stats.getPercentile(50), stats.getPercentile(99), stats.getPercentile(99.9), stats.getN(), round);
     }
 
     /** Granted percentage per cell key, as the forks recorded it. */

@@ -7,7 +7,10 @@ import dev.sluice.limiter.Durability;
 import dev.sluice.limiter.LimiterOptions;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -18,25 +21,35 @@ import java.util.concurrent.atomic.AtomicLong;
  * threads, 20,000 keys uniform (open keys for grants; 90% spent keys for refusals), then the process's CPU time ÷ decisions.
  */
 final class CpuPerDecision {
+    /**
+     * One contender and outcome: the round of median CPU per decision, with the lowest and highest of all
+     * rounds ({@code rounds} of them).
+     */
     record Row(String contender, String outcome, long decisions, double cpuMicrosPerDecision, double wallOpsPerSecond,
-            double grantedPercent) {}
+            double grantedPercent, double minCpu, double maxCpu, int rounds) {
+        Row(String contender, String outcome, long decisions, double cpu, double wallOpsPerSecond, double grantedPercent) {
+            this(contender, outcome, decisions, cpu, wallOpsPerSecond, grantedPercent, cpu, cpu, 1);
+        }
+    }
 
-    private static final int THREADS = 8;
+    /** 8, or -Dsluice.bench.cpu.threads=32 (where coalescing has more to gather). */
+    private static final int THREADS = Integer.getInteger("sluice.bench.cpu.threads", 8);
 
     private CpuPerDecision() {}
 
     /**
      * Every contender is first run once for warm-up (JIT compilation and Hazelcast's lazy set-up are
-     * CPU too, and would otherwise fall on whoever runs first), then measured in a second round.
+     * CPU too, and would otherwise fall on whoever runs first), then measured in {@code rounds} rounds, each
+     * in another order; a row per contender and outcome, the median round's.
      */
-    static List<Row> measure(int keys, int decisions) throws Exception {
+    static List<Row> measure(int keys, int decisions, int rounds) throws Exception {
         List<Row> rows = new ArrayList<>();
         HazelcastInstance a = BenchCluster.member("sluice-bench-cpu", 6195, List.of("127.0.0.1:6195"));
         HazelcastInstance b = BenchCluster.member("sluice-bench-cpu", 6196, List.of("127.0.0.1:6195", "127.0.0.1:6196"));
         try {
             BenchCluster.awaitSafe(a, 2);
             List<String> names = List.of("sluice", "sluice async", "sluice coalesced", "sluice EPHEMERAL", "raw",
-                    "raw EPHEMERAL", "raw via submitToKey", "bucket4j");
+                    "raw EPHEMERAL", "raw via submitToKey", "raw TTL", "bucket4j");
             // -Dsluice.bench.cpu.only=sluice,raw: a subset, e.g. to profile one contender with JFR
             String only = System.getProperty("sluice.bench.cpu.only");
             if (only != null) {
@@ -51,14 +64,26 @@ final class CpuPerDecision {
                     Exhaust.closedKeys(c, keys);
                 }
             }
-            for (String outcome : List.of("grant", "refuse")) {
-                for (int round = 0; round < 2; round++) {
-                    for (int i = 0; i < names.size(); i++) {
-                        Row row = run(contenders.get(i), keys, outcome, round == 0 ? decisions / 2 : decisions, names.get(i));
-                        if (round == 1) {
-                            rows.add(row);
-                        }
+            // -Dsluice.bench.cpu.outcomes=grant: one outcome only, e.g. so a profile holds nothing else
+            List<String> outcomes = List.of(System.getProperty("sluice.bench.cpu.outcomes", "grant,refuse").split(","));
+            for (String outcome : outcomes) {
+                for (int i = 0; i < names.size(); i++) {
+                    run(contenders.get(i), keys, outcome, decisions / 2, names.get(i));
+                }
+                Map<String, List<Row>> byContender = new LinkedHashMap<>();
+                for (int round = 0; round < rounds; round++) {
+                    for (int j = 0; j < names.size(); j++) {
+                        int i = (j + round) % names.size();
+                        byContender.computeIfAbsent(names.get(i), k -> new ArrayList<>())
+                                .add(run(contenders.get(i), keys, outcome, decisions, names.get(i)));
                     }
+                }
+                for (List<Row> runs : byContender.values()) {
+                    List<Row> sorted = runs.stream().sorted(Comparator.comparingDouble(Row::cpuMicrosPerDecision)).toList();
+                    Row m = sorted.get((sorted.size() - 1) / 2);
+                    rows.add(new Row(m.contender(), m.outcome(), m.decisions(), m.cpuMicrosPerDecision(),
+                            m.wallOpsPerSecond(), m.grantedPercent(), sorted.get(0).cpuMicrosPerDecision(),
+                            sorted.get(sorted.size() - 1).cpuMicrosPerDecision(), sorted.size()));
                 }
             }
             contenders.forEach(Contender::close);
@@ -83,6 +108,8 @@ final class CpuPerDecision {
             case "raw":
             case "raw EPHEMERAL":
                 return new RawContender(hz, name.contains("EPHEMERAL"), false, keys, key -> true);
+            case "raw TTL":
+                return new RawContender(hz, false, false, false, true, keys, key -> true);
             case "raw via submitToKey":
                 return new RawContender(hz, false, false, true, keys, key -> true);
             default:

@@ -15,6 +15,7 @@ final class RawContender implements Contender {
     private final IMap<String, Long> map;
     private final boolean async;
     private final boolean viaSubmit;
+    private final boolean ttl;
     private final String[] open;
     private final String[] closed;
 
@@ -24,8 +25,15 @@ final class RawContender implements Contender {
 
     RawContender(HazelcastInstance hz, boolean ephemeral, boolean async, boolean viaSubmit, int keys,
             Predicate<String> placement) {
+        this(hz, ephemeral, async, viaSubmit, false, keys, placement);
+    }
+
+    /** @param ttl every write with a per-entry TTL ({@link RawCounterProcessor#RawCounterProcessor(boolean, boolean)}) */
+    RawContender(HazelcastInstance hz, boolean ephemeral, boolean async, boolean viaSubmit, boolean ttl, int keys,
+            Predicate<String> placement) {
+        this.ttl = ttl;
         this.viaSubmit = viaSubmit;
-        this.map = hz.getMap(ephemeral ? BenchCluster.RAW_EPHEMERAL : BenchCluster.RAW);
+        this.map = hz.getMap(ephemeral ? BenchCluster.RAW_EPHEMERAL : ttl ? BenchCluster.RAW_TTL : BenchCluster.RAW);
         this.async = async;
         String[] names = Keys.names(keys);
         this.open = new String[keys];
@@ -45,9 +53,9 @@ final class RawContender implements Contender {
         String k = isOpen ? open[key] : closed[key];
         try {
             if (!async && !viaSubmit) {
-                return map.executeOnKey(k, new RawCounterProcessor(isOpen)) > 0;
+                return map.executeOnKey(k, new RawCounterProcessor(isOpen, ttl)) > 0;
             }
-            var stage = map.submitToKey(k, new RawCounterProcessor(isOpen));
+            var stage = map.submitToKey(k, new RawCounterProcessor(isOpen, ttl));
             long result = async ? stage.toCompletableFuture().join()
                     : stage.toCompletableFuture().get(1, TimeUnit.SECONDS);
             return result > 0;
@@ -58,7 +66,7 @@ final class RawContender implements Contender {
 
     @Override
     public CompletableFuture<Boolean> decideAsync(int key, boolean isOpen) {
-        return map.submitToKey(isOpen ? open[key] : closed[key], new RawCounterProcessor(isOpen))
+        return map.submitToKey(isOpen ? open[key] : closed[key], new RawCounterProcessor(isOpen, ttl))
                 .toCompletableFuture().thenApply(result -> result > 0);
     }
 

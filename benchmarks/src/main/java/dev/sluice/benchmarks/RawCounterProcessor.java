@@ -1,12 +1,14 @@
 package dev.sluice.benchmarks;
 
 import com.hazelcast.map.EntryProcessor;
+import com.hazelcast.map.ExtendedMapEntry;
 import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
 import com.hazelcast.nio.serialization.DataSerializableFactory;
 import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
 import java.io.IOException;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The floor of one Hazelcast hop: the least an entry processor can do and still be a limiter. An open
@@ -17,13 +19,26 @@ final class RawCounterProcessor implements EntryProcessor<String, Long, Long>, I
     static final int FACTORY_ID = 0x5EB0;
     static final int CLASS_ID = 1;
 
+    /** The TTL of {@link #RawCounterProcessor(boolean, boolean)} with a TTL: longer than any run. */
+    static final long TTL_MILLIS = 3_600_000;
+
     private boolean open;
+    private boolean ttl;
     private transient boolean changed;
 
     RawCounterProcessor() {}
 
     RawCounterProcessor(boolean open) {
+        this(open, false);
+    }
+
+    /**
+     * @param ttl write with a per-entry TTL (as Sluice does, so that idle state vanishes): the floor's cost
+     *     of Hazelcast's expiry metadata, on every read and write of the owner and the backup
+     */
+    RawCounterProcessor(boolean open, boolean ttl) {
         this.open = open;
+        this.ttl = ttl;
     }
 
     @Override
@@ -33,7 +48,11 @@ final class RawCounterProcessor implements EntryProcessor<String, Long, Long>, I
         }
         Long value = entry.getValue();
         long next = value == null ? 1 : value + 1;
-        entry.setValue(next);
+        if (ttl) {
+            ((ExtendedMapEntry<String, Long>) entry).setValue(next, TTL_MILLIS, TimeUnit.MILLISECONDS);
+        } else {
+            entry.setValue(next);
+        }
         changed = true;
         return next;
     }
@@ -56,11 +75,13 @@ final class RawCounterProcessor implements EntryProcessor<String, Long, Long>, I
     @Override
     public void writeData(ObjectDataOutput out) throws IOException {
         out.writeBoolean(open);
+        out.writeBoolean(ttl);
     }
 
     @Override
     public void readData(ObjectDataInput in) throws IOException {
         open = in.readBoolean();
+        ttl = in.readBoolean();
     }
 
     /** Registers this processor's factory on members and clients. */

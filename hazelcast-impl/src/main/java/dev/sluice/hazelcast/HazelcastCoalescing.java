@@ -1,10 +1,10 @@
 package dev.sluice.hazelcast;
 
 /**
- * How a Hazelcast store coalesces concurrent decisions: while an invocation to a partition is in flight,
- * new decisions for keys in that partition queue up, and when it returns they all go as one hop (several
- * requests on one key decided in arrival order by one run on that key; several keys in one multi-key
- * operation). Decisions for other partitions are not held back. There is no timer: a lone caller is
+ * How a Hazelcast store coalesces concurrent decisions: while an invocation on a key is in flight, new
+ * decisions for that key queue up, and when it returns they all go as one hop, decided in arrival order by
+ * one run on the key's owner (one write, one backup of the final state). Decisions for other keys are
+ * never held back. There is no timer: a lone caller is
  * sent at once, as without coalescing. Every request gets the verdict it would have had alone, in that
  * order (past {@code stallMillis}, hops in flight together may run in any order: see the README).
  *
@@ -12,20 +12,20 @@ package dev.sluice.hazelcast;
  * @param maxBatchRequests most requests in one hop, at least 1
  * @param maxBatchBytes about the most payload (keys and request words) in one hop, at least 256; a
  *     single request is always sent, whatever its size
- * @param maxQueuedPerPartition most decisions waiting for one partition; beyond it a decision fails at
+ * @param maxQueuedPerKey most decisions waiting for one key; beyond it a decision fails at
  *     once with a retryable {@link CoalescingQueueFullException}
- * @param stallMillis when the hop in flight to a partition left longer ago than this, a new decision does
+ * @param stallMillis when the hop in flight on a key left longer ago than this, a new decision does
  *     not wait behind it: it is sent, with what queued before it, as one more hop in flight; at least 0
  *     (0: no decision ever waits behind a hop in flight, which mostly undoes the batching)
  */
-public record HazelcastCoalescing(boolean enabled, int maxBatchRequests, int maxBatchBytes, int maxQueuedPerPartition,
+public record HazelcastCoalescing(boolean enabled, int maxBatchRequests, int maxBatchBytes, int maxQueuedPerKey,
         long stallMillis) {
     /** Default {@link #maxBatchRequests()}. */
     public static final int DEFAULT_MAX_BATCH_REQUESTS = 128;
     /** Default {@link #maxBatchBytes()}: 32 KiB. */
     public static final int DEFAULT_MAX_BATCH_BYTES = 32 * 1024;
-    /** Default {@link #maxQueuedPerPartition()}. */
-    public static final int DEFAULT_MAX_QUEUED_PER_PARTITION = 1_000;
+    /** Default {@link #maxQueuedPerKey()}. */
+    public static final int DEFAULT_MAX_QUEUED_PER_KEY = 1_000;
     /** Default {@link #stallMillis()}. */
     public static final long DEFAULT_STALL_MILLIS = 250;
 
@@ -37,9 +37,9 @@ public record HazelcastCoalescing(boolean enabled, int maxBatchRequests, int max
         if (maxBatchBytes < 256) {
             throw new IllegalArgumentException("maxBatchBytes must be at least 256, was " + maxBatchBytes);
         }
-        if (maxQueuedPerPartition < 1) {
-            throw new IllegalArgumentException("maxQueuedPerPartition must be at least 1, was "
-                    + maxQueuedPerPartition);
+        if (maxQueuedPerKey < 1) {
+            throw new IllegalArgumentException("maxQueuedPerKey must be at least 1, was "
+                    + maxQueuedPerKey);
         }
         if (stallMillis < 0) {
             throw new IllegalArgumentException("stallMillis must be at least 0, was " + stallMillis);
@@ -49,12 +49,12 @@ public record HazelcastCoalescing(boolean enabled, int maxBatchRequests, int max
     /** Coalescing on, with the default bounds. */
     public static HazelcastCoalescing on() {
         return new HazelcastCoalescing(true, DEFAULT_MAX_BATCH_REQUESTS, DEFAULT_MAX_BATCH_BYTES,
-                DEFAULT_MAX_QUEUED_PER_PARTITION, DEFAULT_STALL_MILLIS);
+                DEFAULT_MAX_QUEUED_PER_KEY, DEFAULT_STALL_MILLIS);
     }
 
     /**
      * What {@link HazelcastRateLimiters#create(com.hazelcast.core.HazelcastInstance)} uses: {@link #on()}.
-     * It pays where many decisions meet on one key or partition (figures: BENCHMARKS.md); a lone caller
+     * It pays where many decisions meet on one key (figures: BENCHMARKS.md); a lone caller
      * takes the uncoalesced path. Pass {@link #disabled()} for one invocation per decision.
      */
     public static HazelcastCoalescing defaults() {
@@ -63,12 +63,12 @@ public record HazelcastCoalescing(boolean enabled, int maxBatchRequests, int max
 
     /** The same settings with coalescing on or off. */
     public HazelcastCoalescing withEnabled(boolean on) {
-        return new HazelcastCoalescing(on, maxBatchRequests, maxBatchBytes, maxQueuedPerPartition, stallMillis);
+        return new HazelcastCoalescing(on, maxBatchRequests, maxBatchBytes, maxQueuedPerKey, stallMillis);
     }
 
     /** Coalescing off: one invocation per decision. */
     public static HazelcastCoalescing disabled() {
         return new HazelcastCoalescing(false, DEFAULT_MAX_BATCH_REQUESTS, DEFAULT_MAX_BATCH_BYTES,
-                DEFAULT_MAX_QUEUED_PER_PARTITION, DEFAULT_STALL_MILLIS);
+                DEFAULT_MAX_QUEUED_PER_KEY, DEFAULT_STALL_MILLIS);
     }
 }

@@ -1,6 +1,5 @@
 package dev.sluice.hazelcast;
 
-import com.hazelcast.core.HazelcastInstance;
 import dev.sluice.limiter.Durability;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -12,44 +11,45 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The {@link Sender}'s batching policy, as {@link HazelcastCoalescing} sets it: which decisions go together
- * in one hop, and when. Natural batching per partition, with no timer: each partition (and map) has a
- * {@link Lane} with one hop in flight at most (but see the stall escape in {@link #arrive}). A decision for
- * a lane with nothing in flight is a hop of its own, at once: a lone caller pays nothing extra. A decision
- * for a lane with a hop in flight waits in the lane's bounded queue; when the hop returns ({@link #next}),
- * whatever queued meanwhile (up to {@code maxBatchRequests} requests and about {@code maxBatchBytes} of
- * payload) is the next hop; the rest waits for the one after. A full queue fails the decision at once with
- * a retryable {@link CoalescingQueueFullException} (nothing was sent, so a retry cannot charge twice).
- * Coalescing off, every decision is a hop of its own, at once, and nothing is ever queued.
+ * in one hop, and when. Natural batching per key, with no timer: each key (and map) with something in
+ * flight has a {@link Lane} with one hop in flight at most (but see the stall escape in {@link #arrive}).
+ * A decision for a key with nothing in flight is a hop of its own, at once: a lone caller pays nothing
+ * extra. A decision for a key with a hop in flight waits in the lane's bounded queue; when the hop returns
+ * ({@link #next}), whatever queued meanwhile (up to {@code maxBatchRequests} requests and about
+ * {@code maxBatchBytes} of payload) is the next hop, one run of them all on the owner; the rest waits for
+ * the one after. A full queue fails the decision at once with a retryable
+ * {@link CoalescingQueueFullException} (nothing was sent, so a retry cannot charge twice). Coalescing off,
+ * every decision is a hop of its own, at once, and nothing is ever queued.
  *
  * <p>Order across the stall escape is fairness, not safety. Requests leave a lane in arrival order, and
- * one hop's requests on a key are decided in that order, but hops in flight together for one partition
- * are separate invocations, which the owner may run in any order (a hop retried after a member left runs
- * after a later one); so past {@code stallMillis} a later arrival may be decided first, and be granted
- * where an earlier one is refused. Exactness does not depend on that order: every step runs atomically on
- * the owner's partition thread, each on the state the previous one wrote, so a limit of N still grants at
- * most N (exactly N when demand exceeds it). A release cannot overtake its own acquisition (it carries
- * the grant's token), and a renewal run after its lease's release is refused, never recreating it.
- * Shown with {@code stallMillis} 0, where every arrival behind a busy hop is one more hop in flight
+ * one hop's requests are decided in that order, but hops in flight together for one key are separate
+ * invocations, which the owner may run in any order (a hop retried after a member left runs after a later
+ * one); so past {@code stallMillis} a later arrival may be decided first, and be granted where an earlier
+ * one is refused. Exactness does not depend on that order: every step runs atomically on the owner's
+ * partition thread, each on the state the previous one wrote, so a limit of N still grants at most N
+ * (exactly N when demand exceeds it). A release cannot overtake its own acquisition (it carries the
+ * grant's token), and a renewal run after its lease's release is refused, never recreating it. Shown with
+ * {@code stallMillis} 0, where every arrival behind a busy hop is one more hop in flight
  * ({@code HazelcastCoalescingStallTest}).
  *
- * <p>Why lanes per partition and not per owner member: the owner runs a partition's operations one at a
- * time on one thread anyway, so waiting for the partition's hop in flight costs a caller little, while
- * waiting behind another partition's hop costs a whole round trip for nothing. And a multi-key hop is
- * dearer than the hops it replaces on Hazelcast 5.7: {@code submitToKeys} runs one operation per partition
- * on the owner as well, and its future continues on a new thread per call when the common pool's
- * parallelism is 1 (measured in {@code benchmarks/}: per-member lanes ran 0.3–0.6× the uncoalesced rate on
- * 100,000 uniform keys at 32 threads). So the gain is where it is real: many decisions on one key (or one
- * partition) become one run, one write and one backup.
+ * <p>Why lanes per key, not per partition or per owner member: a hop gains only where its requests share
+ * a key (one run, one write, one backup of the final state instead of one each). Keys that merely share a
+ * partition still cost one partition operation and one backup each (one invocation per key, or, in one
+ * multi-key operation, a partition operation whose answer Hazelcast 5.7 sends before its backups are
+ * acknowledged), so holding a decision back behind another key's hop costs it a round trip for nothing:
+ * with lanes per partition, 100,000 uniform keys ran at 0.6–0.8× the uncoalesced rate at 32 threads, and
+ * with lanes per member (one message per owner, every partition's keys run on arrival) at 0.7–0.9×
+ * (BENCHMARKS.md, issue 18).
  *
  * <p>A queued request whose future is already done (cancelled, or abandoned by a caller that timed out)
  * or whose deadline has passed is dropped when the next hop is taken, never sent: the runtime cancels the
  * future of an acquisition whose caller gave up (timed out, cancelled), blocking or not, so a queued one
  * is never charged. Expired requests are failed outside the lane's lock.
  *
- * <p>Lanes are per partition id and map: at most twice the partition count, created on first use.
+ * <p>A lane exists only while its key has a hop in flight: the hop that leaves it idle removes it, so
+ * there are at most as many lanes as decisions in flight.
  */
 final class Lanes {
-    private final HazelcastInstance instance;
     private final HazelcastCoalescing coalescing;
     private final long stallNanos;
     private final ConcurrentHashMap<LaneKey, Lane> lanes = new ConcurrentHashMap<>();
@@ -60,28 +60,34 @@ final class Lanes {
      * @param dropped counts requests dropped unsent (their caller gave up, or their deadline passed)
      * @param stalls counts hops sent past {@code stallMillis} while another was in flight
      */
-    Lanes(HazelcastInstance instance, HazelcastCoalescing coalescing, LongAdder dropped, LongAdder stalls) {
-        this.instance = instance;
+    Lanes(HazelcastCoalescing coalescing, LongAdder dropped, LongAdder stalls) {
         this.coalescing = coalescing;
         this.stallNanos = TimeUnit.MILLISECONDS.toNanos(coalescing.stallMillis());
         this.dropped = dropped;
         this.stalls = stalls;
     }
 
-    private record LaneKey(int partition, Durability durability) {}
+    private record LaneKey(String key, Durability durability) {}
 
     /**
-     * One partition's queue and its hops in flight (normally at most one; one more per stall, see
+     * One key's queue and its hops in flight (normally at most one; one more per stall, see
      * {@link #arrive}); guarded by itself.
      */
     private static final class Lane {
+        final LaneKey id;
         final ArrayDeque<Pending> queue = new ArrayDeque<>();
         int inFlight;
         long lastSendNanos;
+        /** Idle and out of the map: an arrival that still found it takes a new lane. */
+        boolean retired;
+
+        Lane(LaneKey id) {
+            this.id = id;
+        }
     }
 
     /**
-     * What one hop sends: requests of one lane (one partition and map), in arrival order, never empty.
+     * What one hop sends: requests of one lane (one key and map), in arrival order, never empty.
      * {@link #lane} is {@code null} when coalescing is off.
      */
     static final class Hop {
@@ -98,8 +104,8 @@ final class Lanes {
 
     /**
      * Takes an arriving decision and returns the hop its caller sends now, or {@code null} when it waits for
-     * the hop in flight to its partition (or was refused: a full queue). The hop is the decision alone when
-     * nothing is in flight to the partition (or coalescing is off). One escape from head-of-line blocking:
+     * the hop in flight on its key (or was refused: a full queue). The hop is the decision alone when
+     * nothing is in flight on the key (or coalescing is off). One escape from head-of-line blocking:
      * when the lane's last hop left more than {@code stallMillis} ago (a slow step, a member in trouble),
      * this arrival takes what queued, and itself, as an extra hop in flight, rather than wait behind it;
      * requests still leave in arrival order, though the owner may run the hops in flight in any order (see
@@ -109,33 +115,39 @@ final class Lanes {
         if (!coalescing.enabled()) {
             return new Hop(null, List.of(p));
         }
-        Lane lane = lanes.computeIfAbsent(new LaneKey(partition(p.request.key()), p.request.durability()),
-                k -> new Lane());
+        LaneKey id = new LaneKey(p.request.key(), p.request.durability());
         Hop taken;
-        synchronized (lane) {
-            long now = System.nanoTime();
-            if (lane.inFlight == 0) {
-                lane.inFlight = 1;
-                lane.lastSendNanos = now;
-                return new Hop(lane, List.of(p));
-            }
-            if (lane.queue.size() >= coalescing.maxQueuedPerPartition()) {
-                taken = null;
-            } else {
-                lane.queue.add(p);
-                if (stallNanos > 0 && now - lane.lastSendNanos <= stallNanos) {
-                    return null;
+        while (true) {
+            Lane lane = lanes.computeIfAbsent(id, Lane::new);
+            synchronized (lane) {
+                if (lane.retired) {
+                    continue; // left idle and removed since this thread found it
                 }
-                taken = take(lane, now);
-                if (!taken.requests.isEmpty()) {
-                    stalls.increment();
-                    lane.inFlight++;
+                long now = System.nanoTime();
+                if (lane.inFlight == 0) {
+                    lane.inFlight = 1;
                     lane.lastSendNanos = now;
+                    return new Hop(lane, List.of(p));
+                }
+                if (lane.queue.size() >= coalescing.maxQueuedPerKey()) {
+                    taken = null;
+                } else {
+                    lane.queue.add(p);
+                    if (stallNanos > 0 && now - lane.lastSendNanos <= stallNanos) {
+                        return null;
+                    }
+                    taken = take(lane, now);
+                    if (!taken.requests.isEmpty()) {
+                        stalls.increment();
+                        lane.inFlight++;
+                        lane.lastSendNanos = now;
+                    }
                 }
             }
+            break;
         }
         if (taken == null) {
-            p.completeExceptionally(new CoalescingQueueFullException(coalescing.maxQueuedPerPartition()));
+            p.completeExceptionally(new CoalescingQueueFullException(coalescing.maxQueuedPerKey()));
             return null;
         }
         return sendable(taken);
@@ -143,7 +155,8 @@ final class Lanes {
 
     /**
      * A hop came back: returns the next hop of its lane (what queued meanwhile, within the batch bounds), or
-     * {@code null} when nothing did, and the lane is then idle; called once per hop.
+     * {@code null} when nothing did: the lane is then idle, and removed unless another hop is in flight;
+     * called once per hop.
      */
     Hop next(Hop done) {
         Lane lane = done.lane;
@@ -155,20 +168,16 @@ final class Lanes {
             long now = System.nanoTime();
             taken = lane.queue.isEmpty() ? null : take(lane, now);
             if (taken == null || taken.requests.isEmpty()) {
-                lane.inFlight--; // this hop's slot is released
+                // this hop's slot is released; take() leaves the queue empty when it takes nothing
+                if (--lane.inFlight == 0) {
+                    lane.retired = true;
+                    lanes.remove(lane.id, lane);
+                }
             } else {
                 lane.lastSendNanos = now; // this hop's slot passes to the next one
             }
         }
         return taken == null ? null : sendable(taken);
-    }
-
-    private int partition(String key) {
-        try {
-            return instance.getPartitionService().getPartition(key).getPartitionId();
-        } catch (RuntimeException e) { // a client with no partition table yet: one lane for the unknown
-            return -1;
-        }
     }
 
     /** Takes the next hop from the head of the queue, dropping what must not be sent; holds the lane's lock. */
@@ -225,7 +234,7 @@ final class Lanes {
     @Override
     public String toString() {
         return !coalescing.enabled() ? "no coalescing" : "Lanes[maxBatchRequests=" + coalescing.maxBatchRequests()
-                + ", maxBatchBytes=" + coalescing.maxBatchBytes() + ", maxQueuedPerPartition="
-                + coalescing.maxQueuedPerPartition() + ", stallMillis=" + coalescing.stallMillis() + "]";
+                + ", maxBatchBytes=" + coalescing.maxBatchBytes() + ", maxQueuedPerKey="
+                + coalescing.maxQueuedPerKey() + ", stallMillis=" + coalescing.stallMillis() + "]";
     }
 }

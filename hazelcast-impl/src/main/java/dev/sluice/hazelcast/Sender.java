@@ -9,11 +9,9 @@ import dev.sluice.limiter.Durability;
 import dev.sluice.limiter.algorithm.Verdict;
 import dev.sluice.limiter.spi.StepRequest;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
@@ -30,15 +28,12 @@ import java.util.concurrent.atomic.LongAdder;
  * Coalescing off is a batch of one on the same path: every decision is a hop of its own.
  *
  * <p>A decision: its {@link Pending} arrives at its lane, which answers the hop to send now, if any
- * ({@link Lanes#arrive}). A hop is sent as one invocation per key ({@code submitToKey} of a
- * {@link StepProcessor} for one request, of a {@link BatchProcessor} for several), or, from
- * {@link #MIN_KEYS_PER_MULTI_KEY_HOP} keys on (EPHEMERAL only), as one {@code submitToKeys}: a multi-key operation costs one
- * partition operation and one backup operation per partition anyway, plus fixed overheads that only pay
- * off once there are enough keys. Every invocation answers {@link BatchResult}s, which complete the callers'
- * futures in request order ({@link #complete}); a failed invocation fails each of its callers with the
- * failure {@link Failures#translate translated}.
+ * ({@link Lanes#arrive}). A hop holds requests on one key and is one invocation: {@code submitToKey} of a
+ * {@link StepProcessor} for one request, of a {@link BatchProcessor} for several. It answers
+ * {@link BatchResult}s, which complete the callers' futures in request order ({@link #complete}); a failed
+ * invocation fails each of its callers with the failure {@link Failures#translate translated}.
  *
- * <p>Threads. A hop of the arriving decision alone (nothing in flight to its partition, or coalescing off)
+ * <p>Threads. A hop of the arriving decision alone (nothing in flight on its key, or coalescing off)
  * is sent from the caller's thread, as a plain one-request processor. A blocking caller ({@link #execute})
  * then waits on Hazelcast's own future with its deadline (a client call is not cut short by Hazelcast's
  * invocation timeout) and ends the hop itself: no callback is registered on the Hazelcast future, and what
@@ -52,8 +47,6 @@ import java.util.concurrent.atomic.LongAdder;
  * {@link #close()} shuts down only Sluice's own.
  */
 final class Sender {
-    /** Fewest distinct keys a hop needs to go as one {@code submitToKeys}; see the class comment. */
-    static final int MIN_KEYS_PER_MULTI_KEY_HOP = 8;
     private static final AtomicInteger POOLS = new AtomicInteger();
 
     private final HazelcastInstance instance;
@@ -68,7 +61,6 @@ final class Sender {
     /** Invocations sent (hops), decisions sent, and the lanes' counters, for tests and statistics. */
     final LongAdder hops = new LongAdder();
     final LongAdder decisions = new LongAdder();
-    final LongAdder multiKeyHops = new LongAdder();
     final LongAdder dropped = new LongAdder();
     final LongAdder stalls = new LongAdder();
     /** Decisions the owners refused at their map's bound. */
@@ -80,7 +72,7 @@ final class Sender {
         this.mapName = mapName;
         this.ownPool = callbacks == null ? newPool() : null;
         this.callbacks = callbacks == null ? ownPool : callbacks;
-        this.lanes = new Lanes(instance, coalescing, dropped, stalls);
+        this.lanes = new Lanes(coalescing, dropped, stalls);
     }
 
     private static ExecutorService newPool() {
@@ -172,12 +164,12 @@ final class Sender {
         try {
             result = p.direct.get(timeoutNanos, TimeUnit.NANOSECONDS);
         } catch (TimeoutException | InterruptedException e) {
-            p.direct.whenCompleteAsync((r, f) -> answered(p.hop, p.hop.requests, true, r, f, true), KeyCalls.DIRECT);
+            p.direct.whenCompleteAsync((r, f) -> answered(p.hop, p.hop.requests, r, f, true), KeyCalls.DIRECT);
             throw e;
         } catch (ExecutionException | RuntimeException e) {
             failure = Failures.unwrap(e);
         }
-        answered(p.hop, p.hop.requests, true, result, failure, false);
+        answered(p.hop, p.hop.requests, result, failure, false);
     }
 
     /**
@@ -192,68 +184,25 @@ final class Sender {
             map = map(requests.get(0).request.durability());
         } catch (RuntimeException e) {
             hops.increment();
-            answered(hop, requests, true, null, e, true);
+            answered(hop, requests, null, e, true);
             return;
         }
-        if (requests.size() == 1) {
-            sendKey(hop, map, requests, null, requests.get(0) == waiter ? waiter : null);
-            return;
-        }
-        Map<String, List<Pending>> byKey = new LinkedHashMap<>();
-        for (Pending p : requests) {
-            byKey.computeIfAbsent(p.request.key(), k -> new ArrayList<>()).add(p);
-        }
-        // Only without backups: Hazelcast answers a multi-partition operation before its backups are
-        // acknowledged, which would weaken REPLICATED's synchronous backup to an asynchronous one.
-        if (byKey.size() >= MIN_KEYS_PER_MULTI_KEY_HOP && requests.get(0).request.durability() == Durability.EPHEMERAL) {
-            sendKeys(hop, map, byKey);
-            return;
-        }
-        AtomicInteger parts = byKey.size() == 1 ? null : new AtomicInteger(byKey.size());
-        for (List<Pending> group : byKey.values()) {
-            sendKey(hop, map, group, parts, null);
-        }
-    }
-
-    /** One invocation of {@code group}, all on one key; {@code parts} counts the hop's invocations still out. */
-    private void sendKey(Lanes.Hop hop, IMap<String, long[]> map, List<Pending> group, AtomicInteger parts,
-            Pending waiter) {
         hops.increment();
-        String key = group.get(0).request.key();
+        String key = requests.get(0).request.key();
         CompletableFuture<BatchResult> call;
         try {
-            EntryProcessor<String, long[], BatchResult> processor = group.size() == 1
-                    ? new StepProcessor(group.get(0).request) : new BatchProcessor(Map.of(key, requests(group)));
+            EntryProcessor<String, long[], BatchResult> processor = requests.size() == 1
+                    ? new StepProcessor(requests.get(0).request) : new BatchProcessor(Map.of(key, requests(requests)));
             call = KeyCalls.submitToKey(map, key, processor, BatchResult.class);
         } catch (RuntimeException e) {
             call = CompletableFuture.failedFuture(e);
         }
-        if (waiter != null) {
+        if (waiter != null && requests.size() == 1 && requests.get(0) == waiter) {
             waiter.direct = call;
             waiter.hop = hop;
             return;
         }
-        call.whenCompleteAsync((result, failure) -> answered(hop, group,
-                parts == null || parts.decrementAndGet() == 0, result, failure, true), KeyCalls.DIRECT);
-    }
-
-    /** One {@code submitToKeys} of every group. */
-    private void sendKeys(Lanes.Hop hop, IMap<String, long[]> map, Map<String, List<Pending>> byKey) {
-        hops.increment();
-        multiKeyHops.increment();
-        CompletionStage<Map<String, BatchResult>> call;
-        try {
-            Map<String, List<StepRequest>> requests = new LinkedHashMap<>();
-            byKey.forEach((key, group) -> requests.put(key, requests(group)));
-            BatchProcessor processor = new BatchProcessor(requests);
-            call = map.submitToKeys(processor.keys(), processor);
-        } catch (RuntimeException e) {
-            call = CompletableFuture.failedFuture(e);
-        }
-        call.whenCompleteAsync((results, failure) -> {
-            sendNext(hop, true);
-            byKey.forEach((key, group) -> complete(group, failure == null ? answerFor(results, key) : null, failure));
-        }, KeyCalls.DIRECT);
+        call.whenCompleteAsync((result, failure) -> answered(hop, requests, result, failure, true), KeyCalls.DIRECT);
     }
 
     private static List<StepRequest> requests(List<Pending> group) {
@@ -264,22 +213,14 @@ final class Sender {
         return list;
     }
 
-    /** The answer for {@code key} in a multi-key answer, or {@code null} when there is none of Sluice's. */
-    private static BatchResult answerFor(Map<String, ?> results, String key) {
-        return results != null && results.get(key) instanceof BatchResult result ? result : null;
-    }
-
     /**
-     * One invocation of {@code hop} came back with {@code group}'s answers. The last one first frees the lane
-     * ({@link #sendNext}), before any caller hears back, so a caller that asks again at once is sent at once
-     * rather than queued; then the callers' futures complete. {@code handOff}: this runs on a Hazelcast
-     * thread, where only cheap work may happen.
+     * {@code hop} came back with its answers. It first frees the lane ({@link #sendNext}), before any caller
+     * hears back, so a caller that asks again at once is sent at once rather than queued; then the callers'
+     * futures complete. {@code handOff}: this runs on a Hazelcast thread, where only cheap work may happen.
      */
-    private void answered(Lanes.Hop hop, List<Pending> group, boolean last, BatchResult result, Throwable failure,
+    private void answered(Lanes.Hop hop, List<Pending> group, BatchResult result, Throwable failure,
             boolean handOff) {
-        if (last) {
-            sendNext(hop, handOff);
-        }
+        sendNext(hop, handOff);
         complete(group, result, failure);
     }
 

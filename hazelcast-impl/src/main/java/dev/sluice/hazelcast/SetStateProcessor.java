@@ -61,7 +61,7 @@ final class SetStateProcessor<R> extends WireObject implements EntryProcessor<St
 
     /**
      * Stores {@code state} ({@linkplain StoredState packed}) with its TTL, or removes the entry when it is null
-     * or has no time left.
+     * or has no time left; returns what it stored ({@code null}: removed).
      *
      * <p>The entry's TTL is the state's plus {@link #EXPIRY_SLACK_MILLIS}: Hazelcast keeps an entry's
      * expiration time in whole seconds, rounded down ({@code ExpiryMetadataImpl} through
@@ -71,13 +71,14 @@ final class SetStateProcessor<R> extends WireObject implements EntryProcessor<St
      * entry always outlives its state; the state's own expiry word decides when it stops mattering, so the
      * extra second only keeps an idle key's memory a little longer.
      */
-    static void write(Map.Entry<String, long[]> entry, long[] state, long ttlMillis) {
+    static long[] write(Map.Entry<String, long[]> entry, long[] state, long ttlMillis) {
         if (state == null || ttlMillis <= 0) {
             entry.setValue(null);
-        } else {
-            ((ExtendedMapEntry<String, long[]>) entry).setValue(StoredState.pack(state), entryTtlMillis(ttlMillis),
-                    TimeUnit.MILLISECONDS);
+            return null;
         }
+        long[] stored = StoredState.pack(state); // a packed state packs to itself, so a backup copies it as is
+        ((ExtendedMapEntry<String, long[]>) entry).setValue(stored, entryTtlMillis(ttlMillis), TimeUnit.MILLISECONDS);
+        return stored;
     }
 
     /**

@@ -16,13 +16,14 @@ import java.util.Map;
 
 /**
  * One decision, run on the key's partition owner: a shell around the request's words ({@link RequestCodec})
- * and {@link StepRunner}. It reads the entry once, runs the step at the owner's time, applies the
- * {@link Outcome} ({@link SetStateProcessor#apply}) and answers a {@link BatchResult} of one request.
+ * and {@link StepRunner}. It reads the entry once, runs the step at the owner's time, writes the
+ * {@link Outcome}'s state if it changed ({@link SetStateProcessor#write}) and answers a {@link BatchResult}
+ * of one request.
  *
  * <p>A new instance per call: Hazelcast runs the caller's own instance when the caller owns the key, and
- * {@link #getBackupProcessor()} reads what {@link #process} left in this instance (Hazelcast calls it
- * after {@code process}, on the same thread). The backup processor carries the exact state and TTL the
- * primary computed, so a backup never decides again with another clock; when the step changed nothing
+ * {@link #getBackupProcessor()} returns what {@link #process} left in this instance (Hazelcast calls it
+ * after {@code process}, on the same thread). The backup processor carries the exact value and TTL the
+ * primary stored, so a backup never decides again with another clock; when the step changed nothing
  * (a refusal, a probe) there is no backup processor, so the decision costs no backup round trip.
  *
  * <p>Storing state for a key that has none first asks {@link MemberCapacity} whether the map has room, when
@@ -48,7 +49,7 @@ final class StepProcessor extends WireObject implements EntryProcessor<String, l
     private long[] request;
 
     private transient HazelcastInstance instance;
-    private transient Outcome outcome;
+    private transient SetStateProcessor<BatchResult> backup;
 
     StepProcessor() {}
 
@@ -68,20 +69,24 @@ final class StepProcessor extends WireObject implements EntryProcessor<String, l
 
     @Override
     public BatchResult process(Map.Entry<String, long[]> entry) {
+        backup = null; // a retried operation may run this instance again
         long[] state = StoredState.unpack(entry.getValue()); // read once: in BINARY format every read is a new copy
+        Outcome outcome;
         try {
             outcome = StepRunner.run(request, 0, state, now(instance));
             if (state == null && outcome.action() == Outcome.Action.WRITE) {
                 MemberCapacity.checkRoom(instance, entry.getKey());
             }
         } catch (RuntimeException e) {
-            outcome = null;
             if (!BatchResult.isAnswered(e)) {
                 throw e;
             }
             return BatchResult.failed(e);
         }
-        SetStateProcessor.apply(entry, outcome);
+        if (outcome.changes()) { // the backup copies the stored (packed) value: no second packing, fewer bytes
+            backup = new SetStateProcessor<>(SetStateProcessor.write(entry, outcome.state(), outcome.ttlMillis()),
+                    outcome.ttlMillis());
+        }
         return BatchResult.of(outcome.verdict());
     }
 
@@ -100,8 +105,7 @@ final class StepProcessor extends WireObject implements EntryProcessor<String, l
     /** A copy of the state {@link #process} wrote (or removed), or {@code null} when it changed nothing. */
     @Override
     public EntryProcessor<String, long[], BatchResult> getBackupProcessor() {
-        return outcome != null && outcome.changes() ? new SetStateProcessor<>(outcome.state(), outcome.ttlMillis())
-                : null;
+        return backup;
     }
 
     @Override

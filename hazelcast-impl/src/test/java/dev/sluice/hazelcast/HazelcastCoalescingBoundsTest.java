@@ -197,8 +197,13 @@ final class HazelcastCoalescingBoundsTest {
         }
     }
 
+    /**
+     * Lanes are per key: a decision on another key is sent at once even in the very partition whose step is
+     * blocked (it waits on the owner's partition thread, not in Sluice's queue); only the slow key's own
+     * decisions queue, and past {@code stallMillis} they are sent anyway.
+     */
     @Test
-    void slowPartition_holdsBackOnlyItsOwnDecisions_andStallMillisSendsThemAnyway() throws Exception {
+    void slowKey_holdsBackOnlyItsOwnDecisions_andStallMillisSendsThemAnyway() throws Exception {
         HazelcastDecisionStore store = store(100, 50);
         try {
             String slow = key("stall-slow");
@@ -217,18 +222,23 @@ final class HazelcastCoalescingBoundsTest {
 
             assertEquals(99, store.submit(acquire(other)).get(10, TimeUnit.SECONDS).remaining(),
                     "another partition's decision is not held back");
-            CompletableFuture<Verdict> early = store.submit(acquire(sibling)); // queued behind the stalled hop
+            CompletableFuture<Verdict> neighbour = store.submit(acquire(sibling));
+            assertEquals(0, store.sender().queued(), "another key of the slow partition is sent, not queued");
+            assertEquals(3, store.sender().hops.sum());
+            CompletableFuture<Verdict> early = store.submit(acquire(slow)); // queued behind the stalled hop
             assertEquals(1, store.sender().queued());
             Thread.sleep(100);
-            CompletableFuture<Verdict> late = store.submit(acquire(sibling)); // the stall is noticed: both go
+            CompletableFuture<Verdict> late = store.submit(acquire(slow)); // the stall is noticed: both go
             assertEquals(0, store.sender().queued(), "sent as an extra hop after stallMillis");
             assertEquals(1, store.sender().stalls.sum());
+            assertEquals(4, store.sender().hops.sum(), "the two went as one hop");
             CLOCK.release.countDown();
             assertEquals(99, stalled.get(10, TimeUnit.SECONDS).remaining());
-            assertEquals(99, early.get(10, TimeUnit.SECONDS).remaining());
-            assertEquals(98, late.get(10, TimeUnit.SECONDS).remaining(), "in arrival order");
+            assertEquals(99, neighbour.get(10, TimeUnit.SECONDS).remaining());
+            assertEquals(98, early.get(10, TimeUnit.SECONDS).remaining());
+            assertEquals(97, late.get(10, TimeUnit.SECONDS).remaining(), "in arrival order");
             // Every hop came back: the lane is idle again, a lone decision goes at once.
-            assertEquals(97, store.submit(acquire(sibling)).get(10, TimeUnit.SECONDS).remaining());
+            assertEquals(96, store.submit(acquire(slow)).get(10, TimeUnit.SECONDS).remaining());
             assertEquals(0, store.sender().queued());
         } finally {
             CLOCK.release.countDown();
