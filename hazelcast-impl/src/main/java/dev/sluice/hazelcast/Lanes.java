@@ -37,9 +37,9 @@ import java.util.concurrent.atomic.LongAdder;
  * partition still cost one partition operation and one backup each (one invocation per key, or, in one
  * multi-key operation, a partition operation whose answer Hazelcast 5.7 sends before its backups are
  * acknowledged), so holding a decision back behind another key's hop costs it a round trip for nothing:
- * with lanes per partition, 100,000 uniform keys ran at 0.6–0.8× the uncoalesced rate at 32 threads, and
- * with lanes per member (one message per owner, every partition's keys run on arrival) at 0.7–0.9×
- * (BENCHMARKS.md, issue 18).
+ * with lanes per partition, 100,000 warm uniform keys at 32 threads ran at 0.86× the uncoalesced rate
+ * (0.69–0.97 over three rounds; lanes per key 0.93× in the same runs), and with batches per member (one
+ * message per owner, every partition's keys run on arrival) at 0.7–0.9× (issue 18).
  *
  * <p>A queued request whose future is already done (cancelled, or abandoned by a caller that timed out)
  * or whose deadline has passed is dropped when the next hop is taken, never sent: the runtime cancels the
