@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.function.Predicate;
 import java.util.function.ToDoubleFunction;
 
 /**
@@ -127,25 +128,23 @@ final class Goals {
 
     /** Per round, {@code s}'s contender's metric ÷ {@code other}'s in {@code s}'s setting. */
     static Optional<Ratio> ratios(List<Cell> measured, Cell s, String other, ToDoubleFunction<Cell> metric) {
-        List<Double> r = new ArrayList<>();
-        for (Cell a : measured) {
-            if (!same(a, s, s.contender())) {
-                continue;
-            }
-            find(measured, b -> b.round() == a.round() && same(b, s, other))
-                    .ifPresent(b -> r.add(metric.applyAsDouble(a) / metric.applyAsDouble(b)));
-        }
-        return summary(r);
+        return perRound(measured, s, b -> same(b, s, other), metric);
     }
 
-    /** Per round, the coalesced cell's ops/s ÷ Redis's in the same round, keys, outcome and threads. */
+    /** Per round, the coalesced cell's ops/s ÷ Redis's in the same keys, outcome and threads. */
     private static Optional<Ratio> redis(List<Cell> measured, Cell s) {
+        return perRound(measured, s, b -> b.contender().equals("redis") && b.keys().equals(s.keys())
+                && b.outcome().equals(s.outcome()) && b.threads() == s.threads(), Cell::opsPerSecond);
+    }
+
+    /** Per round, {@code s}'s contender's metric in {@code s}'s setting ÷ that of the cell {@code other} picks. */
+    private static Optional<Ratio> perRound(List<Cell> measured, Cell s, Predicate<Cell> other,
+            ToDoubleFunction<Cell> metric) {
         List<Double> r = new ArrayList<>();
         for (Cell a : measured) {
             if (same(a, s, s.contender())) {
-                find(measured, b -> b.round() == a.round() && b.contender().equals("redis") && b.keys().equals(s.keys())
-                        && b.outcome().equals(s.outcome()) && b.threads() == s.threads())
-                        .ifPresent(b -> r.add(a.opsPerSecond() / b.opsPerSecond()));
+                find(measured, b -> b.round() == a.round() && other.test(b))
+                        .ifPresent(b -> r.add(metric.applyAsDouble(a) / metric.applyAsDouble(b)));
             }
         }
         return summary(r);

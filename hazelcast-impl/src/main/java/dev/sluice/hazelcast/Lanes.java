@@ -3,11 +3,14 @@ package dev.sluice.hazelcast;
 import dev.sluice.limiter.Durability;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Function;
 
 /**
  * The {@link Sender}'s batching policy, as {@link HazelcastCoalescing} sets it: which decisions go together
@@ -52,7 +55,8 @@ import java.util.concurrent.atomic.LongAdder;
 final class Lanes {
     private final HazelcastCoalescing coalescing;
     private final long stallNanos;
-    private final ConcurrentHashMap<LaneKey, Lane> lanes = new ConcurrentHashMap<>();
+    /** The lanes of each durability's map: looked up by the request's own key string, nothing allocated. */
+    private final Map<Durability, Home> lanes = new EnumMap<>(Durability.class);
     private final LongAdder dropped;
     private final LongAdder stalls;
 
@@ -65,24 +69,33 @@ final class Lanes {
         this.stallNanos = TimeUnit.MILLISECONDS.toNanos(coalescing.stallMillis());
         this.dropped = dropped;
         this.stalls = stalls;
+        for (Durability d : Durability.values()) {
+            lanes.put(d, new Home());
+        }
     }
-
-    private record LaneKey(String key, Durability durability) {}
 
     /**
      * One key's queue and its hops in flight (normally at most one; one more per stall, see
      * {@link #arrive}); guarded by itself.
      */
+    /** One map's lanes by key, with the one function that makes a lane here (not a new lambda per decision). */
+    private static final class Home extends ConcurrentHashMap<String, Lane> {
+        private static final long serialVersionUID = 1L;
+        final transient Function<String, Lane> newLane = key -> new Lane(key, this);
+    }
+
     private static final class Lane {
-        final LaneKey id;
+        final String key;
+        final Home home;
         final ArrayDeque<Pending> queue = new ArrayDeque<>();
         int inFlight;
         long lastSendNanos;
-        /** Idle and out of the map: an arrival that still found it takes a new lane. */
+        /** Idle and out of {@link #home}: an arrival that still found it takes a new lane. */
         boolean retired;
 
-        Lane(LaneKey id) {
-            this.id = id;
+        Lane(String key, Home home) {
+            this.key = key;
+            this.home = home;
         }
     }
 
@@ -115,10 +128,10 @@ final class Lanes {
         if (!coalescing.enabled()) {
             return new Hop(null, List.of(p));
         }
-        LaneKey id = new LaneKey(p.request.key(), p.request.durability());
+        Home home = lanes.get(p.request.durability());
         Hop taken;
         while (true) {
-            Lane lane = lanes.computeIfAbsent(id, Lane::new);
+            Lane lane = home.computeIfAbsent(p.request.key(), home.newLane);
             synchronized (lane) {
                 if (lane.retired) {
                     continue; // left idle and removed since this thread found it
@@ -171,7 +184,7 @@ final class Lanes {
                 // this hop's slot is released; take() leaves the queue empty when it takes nothing
                 if (--lane.inFlight == 0) {
                     lane.retired = true;
-                    lanes.remove(lane.id, lane);
+                    lane.home.remove(lane.key, lane);
                 }
             } else {
                 lane.lastSendNanos = now; // this hop's slot passes to the next one
@@ -223,9 +236,11 @@ final class Lanes {
     /** Requests waiting in every lane (not those in flight). */
     int queued() {
         int n = 0;
-        for (Lane lane : lanes.values()) {
-            synchronized (lane) {
-                n += lane.queue.size();
+        for (Home home : lanes.values()) {
+            for (Lane lane : home.values()) {
+                synchronized (lane) {
+                    n += lane.queue.size();
+                }
             }
         }
         return n;

@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.hazelcast.client.HazelcastClient;
-import com.hazelcast.client.config.ClientConfig;
 import com.hazelcast.config.Config;
 import com.hazelcast.config.EvictionPolicy;
 import com.hazelcast.config.MaxSizePolicy;
@@ -51,11 +50,8 @@ final class HazelcastCapacityTest {
         SluiceHazelcast.configure(config, "sluice", Capacity.maxKeys(BOUND));
         SluiceHazelcast.configure(config, "refusing", Capacity.maxKeys(BOUND).refuseNewKeys());
         member = Hazelcast.newHazelcastInstance(config);
-        ClientConfig cc = new ClientConfig();
-        cc.setClusterName("sluice-capacity");
-        cc.setProperty("hazelcast.logging.type", "none");
-        cc.getNetworkConfig().addAddress("127.0.0.1:" + PORT);
-        client = HazelcastClient.newHazelcastClient(SluiceHazelcast.configure(cc));
+        client = HazelcastClient.newHazelcastClient(HazelcastCoalescingTest.clientConfig("sluice-capacity",
+                "127.0.0.1:" + PORT));
     }
 
     @AfterAll

@@ -56,16 +56,22 @@ final class HazelcastCoalescingTest {
         return SluiceHazelcast.configure(config);
     }
 
+    /** A client of {@code cluster} at {@code addresses}, with Sluice's serializers. */
+    static ClientConfig clientConfig(String cluster, String... addresses) {
+        ClientConfig cc = new ClientConfig();
+        cc.setClusterName(cluster);
+        cc.setProperty("hazelcast.logging.type", "none");
+        cc.getNetworkConfig().addAddress(addresses);
+        return SluiceHazelcast.configure(cc);
+    }
+
     @BeforeAll
     static void start() {
         for (int i = 0; i < 2; i++) {
             members.add(Hazelcast.newHazelcastInstance(memberConfig("sluice-coalescing", 6201, i)));
         }
-        ClientConfig cc = new ClientConfig();
-        cc.setClusterName("sluice-coalescing");
-        cc.setProperty("hazelcast.logging.type", "none");
-        cc.getNetworkConfig().addAddress("127.0.0.1:6201", "127.0.0.1:6202");
-        client = HazelcastClient.newHazelcastClient(SluiceHazelcast.configure(cc));
+        client = HazelcastClient.newHazelcastClient(clientConfig("sluice-coalescing", "127.0.0.1:6201",
+                "127.0.0.1:6202"));
     }
 
     @AfterAll

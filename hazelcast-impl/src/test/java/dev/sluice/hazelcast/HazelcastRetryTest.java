@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.hazelcast.client.HazelcastClient;
-import com.hazelcast.client.config.ClientConfig;
 import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.core.IndeterminateOperationStateException;
@@ -40,11 +39,8 @@ final class HazelcastRetryTest {
     @BeforeAll
     static void start() {
         member = Hazelcast.newHazelcastInstance(HazelcastCoalescingTest.memberConfig("sluice-retry", 7120, 0));
-        ClientConfig cc = new ClientConfig();
-        cc.setClusterName("sluice-retry");
-        cc.setProperty("hazelcast.logging.type", "none");
-        cc.getNetworkConfig().addAddress("127.0.0.1:7120");
-        client = HazelcastClient.newHazelcastClient(SluiceHazelcast.configure(cc));
+        client = HazelcastClient.newHazelcastClient(HazelcastCoalescingTest.clientConfig("sluice-retry",
+                "127.0.0.1:7120"));
     }
 
     @AfterAll
