@@ -77,19 +77,22 @@ record CacheBound(long maxEntries, String source) {
      * @throws IllegalArgumentException naming the cache's bound and where it was read, and the limiters' bound
      */
     static void check(Cache<?, ?> cache, Capacity capacity) {
-        if (capacity.policy() != Capacity.Policy.EVICT_LEAST_RECENTLY_USED) {
-            throw new IllegalArgumentException("a JCache store evicts at the cache's own bound as its provider"
-                    + " decides; " + capacity.policy() + " is not available on JCache (" + capacity + ")");
+        if (capacity.policy() == Capacity.Policy.REFUSE_NEW_KEYS) {
+            throw new IllegalArgumentException("a JCache store cannot refuse new keys: the cache evicts at its own"
+                    + " bound as its provider decides (" + capacity + "); size the cache so that it never holds more"
+                    + " keys than are live at once");
         }
         long allowed = capacity.resolveMaxKeys();
         String name = "cache '" + cache.getName() + "'";
         CacheBound bound = of(cache).orElseThrow(() -> new IllegalArgumentException("cannot read the entry bound of "
                 + name + " (" + cache.getClass().getName() + ") to check it against " + capacity + " (" + allowed
-                + " keys): bound it in entries (Caffeine maximumSize, Ehcache heap entries, Hazelcast ENTRY_COUNT)"));
+                + " keys): bound it in entries (Caffeine maximumSize, Ehcache heap entries, Hazelcast ENTRY_COUNT), or"
+                + " say that it is bounded by other means with JCacheRateLimiters.builder(cache).boundedElsewhere()"));
         if (bound.maxEntries() == UNBOUNDED) {
             throw new IllegalArgumentException(name + " has no bound on entries (" + bound.source() + "), so a flood of"
                     + " new keys fills the heap; bound it at no more than " + allowed + " entries, the bound of "
-                    + capacity);
+                    + capacity + " (JCacheRateLimiters.createCache does), or say that it is bounded by other means"
+                    + " with JCacheRateLimiters.builder(cache).boundedElsewhere()");
         }
         if (bound.maxEntries() > allowed) {
             throw new IllegalArgumentException(name + " holds up to " + bound.maxEntries() + " entries (" + bound.source()

@@ -47,6 +47,17 @@ final class JCacheDecisionStore implements DecisionStore {
         this.onClose = onClose;
     }
 
+    /**
+     * The cache's bound in entries, and the evictions its provider counts (JSR-107 statistics, turned on when the
+     * limiters were built); JCache cannot tell how many keys a cache holds.
+     */
+    @Override
+    public dev.sluice.limiter.StoreStatistics statistics() {
+        long maxKeys = CacheBound.of(cache).map(CacheBound::maxEntries)
+                .filter(max -> max != CacheBound.UNBOUNDED).orElse(-1L);
+        return new dev.sluice.limiter.StoreStatistics(-1, maxKeys, BoundedCaches.evictions(cache), -1, -1, -1, -1);
+    }
+
     Verdict run(StepRequest request) {
         long[] words;
         try {
@@ -89,17 +100,17 @@ final class JCacheDecisionStore implements DecisionStore {
             CompleteConfiguration<Object, Object> config = cache.getConfiguration(CompleteConfiguration.class);
             policy = config.getExpiryPolicyFactory() == null ? null : config.getExpiryPolicyFactory().create();
         } catch (RuntimeException e) {
-            return null;
+            return BoundedCaches.ehcacheLifetime(cache); // Ehcache's own configuration is not a JSR-107 one
         }
         if (policy == null) {
-            return null;
+            return BoundedCaches.ehcacheLifetime(cache);
         }
         javax.cache.expiry.Duration d = policy.getExpiryForUpdate();
         if (d == null) {
             d = policy.getExpiryForCreation();
         }
         if (d == null || d.isEternal()) {
-            return null;
+            return BoundedCaches.ehcacheLifetime(cache);
         }
         return Duration.ofMillis(d.getTimeUnit().toMillis(d.getDurationAmount()));
     }

@@ -103,27 +103,49 @@ public final class JCacheRateLimiters {
     }
 
     /**
-     * The cache {@code name} of {@code manager}, created with {@link #configuration} if it does not exist
-     * (an existing cache is returned as it is). Replicas share budgets only if they reach the same cache:
-     * the same name, and on Hazelcast a manager with the same URI and class loader, since Hazelcast scopes
-     * cache names by both. Store-by-reference is used where the provider supports it
-     * (in-process providers: no copy per decision, safe because steps never modify a state in place),
-     * store-by-value elsewhere.
+     * The cache {@code name} of {@code manager}, created with {@link #configuration} and bounded at
+     * {@link Capacity#defaults()} if it does not exist (an existing cache is returned as it is).
      *
-     * @param maxStateLifetime at least the longest lifetime of any limiter's state ({@link #maxStateLifetime})
-     * @throws IllegalArgumentException if {@code maxStateLifetime} is not positive
+     * @see #createCache(CacheManager, String, Duration, Capacity)
      */
     public static Cache<String, long[]> createCache(CacheManager manager, String name, Duration maxStateLifetime) {
+        return createCache(manager, name, maxStateLifetime, Capacity.defaults());
+    }
+
+    /**
+     * The cache {@code name} of {@code manager}, created with {@link #configuration} and bounded in entries at
+     * {@code capacity}'s keys if it does not exist (an existing cache is returned as it is; {@link Builder#build}
+     * checks its bound). The bound is set in the provider's own configuration (Caffeine {@code maximumSize},
+     * Ehcache 3 heap entries, Hazelcast eviction {@code ENTRY_COUNT} per member), and the cache's statistics are
+     * turned on so that its evictions are counted. The provider evicts at that bound by its own policy, and an
+     * evicted key's budget starts over: size it for every key that can be live within one state lifetime.
+     *
+     * <p>Replicas share budgets only if they reach the same cache: the same name, and on Hazelcast a manager with
+     * the same URI and class loader, since Hazelcast scopes cache names by both. Store-by-reference is used where
+     * the provider supports it (in-process providers: no copy per decision, safe because steps never modify a
+     * state in place), store-by-value elsewhere.
+     *
+     * @param maxStateLifetime at least the longest lifetime of any limiter's state ({@link #maxStateLifetime})
+     * @throws IllegalArgumentException if {@code maxStateLifetime} is not positive, or the provider is not one whose
+     *     bound Sluice can set (the message says what to do instead)
+     */
+    public static Cache<String, long[]> createCache(CacheManager manager, String name, Duration maxStateLifetime,
+            Capacity capacity) {
         Objects.requireNonNull(manager, "manager");
         Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(capacity, "capacity");
         MutableConfiguration<String, long[]> config = configuration(maxStateLifetime);
         config.setStoreByValue(!manager.getCachingProvider().isSupported(OptionalFeature.STORE_BY_REFERENCE));
+        config.setStatisticsEnabled(true);
         Cache<String, long[]> existing = manager.getCache(name, String.class, long[].class);
         if (existing != null) {
             return existing;
         }
+        var bounded = BoundedCaches.bounded(manager, config, capacity.resolveMaxKeys(), saturatedMillis(maxStateLifetime));
         try {
-            return manager.createCache(name, config);
+            Cache<String, long[]> created = manager.createCache(name, bounded);
+            BoundedCaches.enableStatistics(created);
+            return created;
         } catch (CacheException e) {
             existing = manager.getCache(name, String.class, long[].class); // created concurrently
             if (existing == null) {
@@ -186,7 +208,8 @@ public final class JCacheRateLimiters {
         private Executor executor;
         private Boolean callerRuns;
         private boolean selfTest = true;
-        private Capacity capacity;
+        private Capacity capacity = Capacity.defaults();
+        private boolean boundedElsewhere;
         private RuntimeSettings runtime = RuntimeSettings.defaults();
 
         private Builder(Cache<String, long[]> cache) {
@@ -257,14 +280,26 @@ public final class JCacheRateLimiters {
         }
 
         /**
-         * The most keys the limiters may keep: {@link #build} then checks that the cache's own bound on entries
-         * (Caffeine {@code maximumSize}, Ehcache 3 heap entries, Hazelcast eviction {@code ENTRY_COUNT}) is set and
-         * no larger, since the cache, not Sluice, evicts at that bound (as its provider decides: Caffeine by
-         * frequency and recency, Ehcache and Hazelcast by sampled recency). Only
-         * {@link Capacity.Policy#EVICT_LEAST_RECENTLY_USED} applies. Default: no check.
+         * The most keys the limiters may keep: {@link #build} checks that the cache's own bound on entries (Caffeine
+         * {@code maximumSize}, Ehcache 3 heap entries, Hazelcast eviction {@code ENTRY_COUNT}) is set and no larger,
+         * since the cache, not Sluice, evicts at that bound (as its provider decides: Caffeine by frequency and
+         * recency, Ehcache and Hazelcast by sampled recency), and an evicted key's budget starts over. The policy
+         * is the provider's: {@link Capacity.Policy#REFUSE_NEW_KEYS} is refused. Default:
+         * {@link Capacity#defaults()}, so an unbounded cache is refused unless {@link #boundedElsewhere()} is set.
          */
         public Builder capacity(Capacity capacity) {
             this.capacity = Objects.requireNonNull(capacity, "capacity");
+            this.boundedElsewhere = false;
+            return this;
+        }
+
+        /**
+         * Says that the cache's memory is bounded by means Sluice cannot read (a provider Sluice does not know, a
+         * weigher, an external process), so that {@link #build} does not check its bound. Sluice then cannot say
+         * what a flood of new keys costs.
+         */
+        public Builder boundedElsewhere() {
+            this.boundedElsewhere = true;
             return this;
         }
 
@@ -282,16 +317,17 @@ public final class JCacheRateLimiters {
          * never closes the cache.
          *
          * @throws IllegalStateException if the self-test finds that {@code invoke} is not atomic per key
-         * @throws IllegalArgumentException if a {@link #capacity} is set and the cache's bound is unknown, missing
-         *     or larger, naming both
+         * @throws IllegalArgumentException unless {@link #boundedElsewhere()} is set, if the cache's bound is
+         *     unknown, missing or larger than the {@link #capacity}, naming both
          */
         public RateLimiters build() {
-            if (capacity != null) {
+            if (!boundedElsewhere) {
                 CacheBound.check(cache, capacity);
             }
             if (selfTest) {
                 AtomicitySelfTest.run(cache, keyPrefix);
             }
+            BoundedCaches.enableStatistics(cache); // so that the provider's evictions are counted
             int id = INSTANCES.incrementAndGet();
             String name = clockName;
             Runnable onClose = () -> {};

@@ -70,8 +70,10 @@ final class JCacheCapacityTest {
         Cache<String, long[]> bounded = manager.createCache("sluice-capacity-ehcache",
                 Eh107Configuration.fromEhcacheCacheConfiguration(CacheConfigurationBuilder.newCacheConfigurationBuilder(
                         String.class, long[].class, ResourcePoolsBuilder.heap(2_000))));
-        Cache<String, long[]> standard = JCacheRateLimiters.createCache(manager, "sluice-capacity-ehcache-default",
-                Duration.ofHours(1));
+        Cache<String, long[]> standard = manager.createCache("sluice-capacity-ehcache-default",
+                JCacheRateLimiters.configuration(Duration.ofHours(1)));
+        Cache<String, long[]> created = JCacheRateLimiters.createCache(manager, "sluice-capacity-ehcache-created",
+                Duration.ofHours(1), Capacity.maxKeys(3_000));
         try {
             JCacheRateLimiters.builder(bounded).callerRuns(true).capacity(Capacity.maxKeys(2_000)).build().close();
             IllegalArgumentException larger = assertThrows(IllegalArgumentException.class,
@@ -81,9 +83,14 @@ final class JCacheCapacityTest {
             IllegalArgumentException missing = assertThrows(IllegalArgumentException.class,
                     () -> JCacheRateLimiters.builder(standard).capacity(Capacity.maxKeys(10_000)).build());
             assertTrue(missing.getMessage().contains("no bound"), missing.getMessage());
+            JCacheRateLimiters.builder(created).capacity(Capacity.maxKeys(3_000)).build().close();
+            assertThrows(IllegalArgumentException.class,
+                    () -> JCacheRateLimiters.builder(created).capacity(Capacity.maxKeys(2_999)).build(),
+                    "createCache bounded the Ehcache cache at the capacity it was given");
         } finally {
             manager.destroyCache(bounded.getName());
             manager.destroyCache(standard.getName());
+            manager.destroyCache(created.getName());
         }
     }
 
@@ -92,10 +99,35 @@ final class JCacheCapacityTest {
      * asynchronously, so a little above it in between), every decision is the store's, and a hot key asked every 20
      * new keys, in use throughout, keeps its budget: exactly its limit of 100 granted.
      */
+    /**
+     * Bounded by default: a cache Sluice creates gets the default bound, an unbounded cache of the user's is refused
+     * with a message that names the fix, and only an explicit {@code boundedElsewhere()} builds on it.
+     */
+    @Test
+    void defaults_createdCacheIsBounded_unboundedCacheRefusedUnlessSaidToBeBoundedElsewhere() {
+        CacheManager manager = Caching.getCachingProvider(JCacheCaffeineContractTest.PROVIDER).getCacheManager();
+        Cache<String, long[]> created = JCacheRateLimiters.createCache(manager, "sluice-capacity-default", Duration.ofHours(1));
+        Cache<String, long[]> unbounded = caffeine(manager, "sluice-capacity-user", OptionalLong.empty());
+        try {
+            try (RateLimiters limiters = JCacheRateLimiters.create(created)) {
+                assertEquals(Capacity.defaults().resolveMaxKeys(), limiters.storeStatistics().maxKeys());
+            }
+            IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
+                    () -> JCacheRateLimiters.create(unbounded));
+            assertTrue(refused.getMessage().contains("no bound") && refused.getMessage().contains("maximumSize"),
+                    refused.getMessage());
+            JCacheRateLimiters.builder(unbounded).boundedElsewhere().build().close();
+        } finally {
+            manager.destroyCache(created.getName());
+            manager.destroyCache(unbounded.getName());
+        }
+    }
+
     @Test
     void flood_onBoundedCaffeine_staysBounded_hotKeyStaysExact() {
         CacheManager manager = Caching.getCachingProvider(JCacheCaffeineContractTest.PROVIDER).getCacheManager();
-        Cache<String, long[]> cache = caffeine(manager, "sluice-capacity-flood", OptionalLong.of(5_000));
+        Cache<String, long[]> cache = JCacheRateLimiters.createCache(manager, "sluice-capacity-flood", Duration.ofHours(1),
+                Capacity.maxKeys(5_000));
         try (RateLimiters limiters = JCacheRateLimiters.builder(cache).capacity(Capacity.maxKeys(5_000)).build()) {
             PartitionedRateLimiter<String> flood = limiters.partitioned("flood",
                     LimitSpec.fixedWindow(10, Duration.ofHours(1)));
@@ -112,6 +144,9 @@ final class JCacheCapacityTest {
             assertFalse(hot.tryAcquire(1).isAcquired());
             long held = StreamSupport.stream(Spliterators.spliteratorUnknownSize(cache.iterator(), 0), false).count();
             assertTrue(held <= 5_000 * 1.1, "held " + held);
+            long evictions = limiters.storeStatistics().evictions();
+            assertTrue(evictions >= 200_000 - 5_000 * 1.1 && evictions <= 200_001,
+                    "every eviction counted and reported: " + evictions);
         } finally {
             manager.destroyCache(cache.getName());
         }

@@ -5,6 +5,8 @@ import dev.sluice.limiter.CapacityExceededException;
 import dev.sluice.limiter.LimitSpec;
 import dev.sluice.limiter.StoreStatistics;
 import dev.sluice.limiter.algorithm.Algorithms;
+import dev.sluice.limiter.algorithm.Op;
+import dev.sluice.limiter.algorithm.Overflow;
 import dev.sluice.limiter.algorithm.Outcome;
 import dev.sluice.limiter.algorithm.StepRunner;
 import dev.sluice.limiter.algorithm.Verdict;
@@ -16,6 +18,7 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -26,18 +29,25 @@ import java.util.concurrent.atomic.LongAdder;
  * that is more, entries whose time to live has passed are removed. Reading an expired entry is harmless anyway:
  * the step treats it as absent.
  *
- * <p>The store holds at most its {@link Capacity}'s keys, counted over all segments (fewer segments for small
- * bounds, at least {@value #MIN_KEYS_PER_SEGMENT} keys' room each). A step that would store state for a new
- * key in a full store first drops expired entries from its segment's least recently used end; if the store
- * is still full, it evicts its segment's least recently used state
- * ({@link Capacity.Policy#EVICT_LEAST_RECENTLY_USED}) or fails with {@link CapacityExceededException}
- * ({@link Capacity.Policy#REFUSE_NEW_KEYS}, after at most one full sweep of the segment per
- * {@value #REFUSAL_SWEEP_MILLIS} ms). Keys in use are at the most recently used end, so a flood of new keys
- * evicts the flood's own earlier keys, never a key that is asked for all along. Eviction passes over up to
- * {@value #MAX_PROTECTED_SKIPS} concurrency states with live leases (whose fencing tokens would start over),
- * then takes the least recently used state whatever it holds. A new key whose segment is empty while the
- * store is full is stored all the same (there is nothing of its own segment to evict): the store exceeds its
- * bound by at most one key per segment, and later writes evict that excess back.
+ * <p>The store holds at most its {@link Capacity}'s key units, counted over all segments, each state weighed by
+ * its size ({@link Capacity#unitsOf}). State that still limits is never dropped to make room unless the policy is
+ * the explicit {@link Capacity.Policy#EVICT_LEAST_RECENTLY_USED_RESETTING_BUDGETS}. A step that would store state
+ * for a new key in a full store first drops expired entries from its segment's least recently used end (and at
+ * most once per {@value #REFUSAL_SWEEP_MILLIS} ms, the whole segment's); if the store is still full:
+ * <ul>
+ *   <li>{@link Capacity.Policy#SHARE_OVERFLOW_CELLS}: the request is decided on its overflow cell
+ *       ({@link Overflow}), one state per cell and spec, held beside the bounded keys;
+ *   <li>{@link Capacity.Policy#REFUSE_NEW_KEYS}, and a concurrency key under any policy but eviction: it fails
+ *       with {@link CapacityExceededException};
+ *   <li>eviction: the segment's least recently used state goes, passing over up to {@value #MAX_PROTECTED_SKIPS}
+ *       live leases. A new key whose segment is empty while the store is full is stored all the same: the store
+ *       then exceeds its bound by at most one key per segment, and later writes evict that excess back.
+ * </ul>
+ * A key without state whose cell is live is decided on the cell even when the store has room: it may have been
+ * decided there before, and a fresh exact state would forget that. The key's segment lock is held while its cell
+ * is read and written (cell locks are only ever taken inside a segment lock), so requests of one key never split
+ * between the cell and an exact state. States already held may grow (a log filling up) past the bound: a bound
+ * is checked when a key is admitted, and keys that hold state are decided exactly, whatever else arrives.
  *
  * <p>A sweep at time {@code S} decides for every key it removes that its state is stale, as a step at
  * {@code S} would have. If the clock then stepped back, a removed key would read as absent at a time
@@ -51,27 +61,39 @@ final class LocalDecisionStore implements DecisionStore {
     static final int MIN_KEYS_PER_SEGMENT = 64;
     static final int MAX_PROTECTED_SKIPS = 8;
     static final long REFUSAL_SWEEP_MILLIS = 100;
+    private static final int CELL_LOCKS = 256;
     private static final int CONCURRENCY = Algorithms.algorithmId(LimitSpec.concurrency(1, Duration.ofSeconds(1)));
 
     private final InstantSource clock;
     private final Capacity capacity;
     private final long maxKeys;
+    private final int overflowCells;
     private final Segment[] segments;
     private final AtomicLong writes = new AtomicLong();
     /** The write count at the last sweep started by writes. */
     private final AtomicLong sweptAtWrite = new AtomicLong();
     /** The time of the last sweep; no decision runs earlier (see the class comment). */
     private final AtomicLong sweptAt = new AtomicLong(Long.MIN_VALUE);
-    /** Keys held, and places taken for keys about to be stored: never above {@link #maxKeys} for long. */
+    /** Key units held, and units taken for keys about to be stored: never above {@link #maxKeys} for long. */
+    private final AtomicLong units = new AtomicLong();
+    /** Keys held (each any number of units). */
     private final AtomicLong keys = new AtomicLong();
+    /** Live and not yet swept overflow cells, by spec and cell; each written under its {@link #cellLock}. */
+    private final ConcurrentHashMap<Cell, long[]> cells = new ConcurrentHashMap<>();
+    private final Object[] cellLocks = new Object[CELL_LOCKS];
     private final LongAdder evictions = new LongAdder();
     private final LongAdder refusals = new LongAdder();
+    private final LongAdder overflowDecisions = new LongAdder();
+    private final LongAdder overflowRefusals = new LongAdder();
 
     /** One lock's keys, least recently used first. */
     private static final class Segment {
         final LinkedHashMap<String, long[]> states = new LinkedHashMap<>(16, 0.75f, true);
         long nextRefusalSweep = Long.MIN_VALUE;
     }
+
+    /** An overflow cell of one spec. */
+    private record Cell(LimitSpec spec, int index) {}
 
     LocalDecisionStore(InstantSource clock) {
         this(clock, Capacity.defaults());
@@ -81,10 +103,14 @@ final class LocalDecisionStore implements DecisionStore {
         this.clock = clock;
         this.capacity = capacity;
         this.maxKeys = capacity.resolveMaxKeys();
+        this.overflowCells = capacity.overflowCells(maxKeys);
         int n = segmentCount(maxKeys);
         this.segments = new Segment[n];
         for (int i = 0; i < n; i++) {
             segments[i] = new Segment();
+        }
+        for (int i = 0; i < CELL_LOCKS; i++) {
+            cellLocks[i] = new Object();
         }
     }
 
@@ -107,24 +133,24 @@ final class LocalDecisionStore implements DecisionStore {
         Segment segment = segmentOf(key);
         Verdict verdict;
         synchronized (segment) {
-            long[] state = segment.states.get(key); // marks it the most recently used
             long now = now();
-            Outcome o = StepRunner.run(request.spec(), request.op(), request.permits(), request.leaseId(), state, now);
-            switch (o.action()) {
-                case WRITE -> {
-                    if (state == null) {
-                        makeRoom(segment, now);
-                    }
-                    segment.states.put(key, o.state());
+            if (request.op() == Op.REFUND && Overflow.isCellToken(request.leaseId())) {
+                Cell cell = new Cell(request.spec(), Overflow.cellOf(key, overflowCells));
+                synchronized (cellLock(cell)) {
+                    verdict = refundOnCell(cell, request, now);
                 }
-                case REMOVE -> {
-                    if (segment.states.remove(key) != null) {
-                        keys.decrementAndGet();
-                    }
+            } else {
+                long[] state = segment.states.get(key); // marks it the most recently used
+                if (state == null && capacity.policy() == Capacity.Policy.SHARE_OVERFLOW_CELLS
+                        && Overflow.shares(request.spec())) {
+                    verdict = decideWithoutState(segment, request, now);
+                } else {
+                    Outcome o = StepRunner.run(request.spec(), request.op(), request.permits(), request.leaseId(),
+                            state, now);
+                    apply(segment, key, state, o, now);
+                    verdict = o.verdict();
                 }
-                default -> { }
             }
-            verdict = o.verdict();
         }
         long written = writes.incrementAndGet();
         long last = sweptAtWrite.get();
@@ -136,44 +162,140 @@ final class LocalDecisionStore implements DecisionStore {
     }
 
     /**
-     * Takes a place for a new key in the store, freeing one in its segment when the store is full, or refuses it;
-     * see the class comment.
+     * A key without state, with overflow cells: on its cell while the cell is live or the store is full, else on
+     * a new exact state. Runs under the key's segment lock, and the cell's.
      */
-    private void makeRoom(Segment segment, long now) {
-        Map<String, long[]> states = segment.states;
-        if (keys.incrementAndGet() <= maxKeys) {
-            return;
+    private Verdict decideWithoutState(Segment segment, StepRequest request, long now) {
+        Cell cell = new Cell(request.spec(), Overflow.cellOf(request.key(), overflowCells));
+        synchronized (cellLock(cell)) {
+            long[] cellState = cells.get(cell);
+            if (cellState != null && Algorithms.expiresAt(cellState) > now) {
+                return decideOnCell(cell, cellState, request, now);
+            }
+            Outcome o = StepRunner.run(request.spec(), request.op(), request.permits(), request.leaseId(), null, now);
+            if (o.action() != Outcome.Action.WRITE) {
+                return o.verdict();
+            }
+            long needed = Capacity.unitsOf(o.state().length);
+            if (!reserve(segment, needed, now)) {
+                return decideOnCell(cell, cellState, request, now);
+            }
+            segment.states.put(request.key(), o.state());
+            keys.incrementAndGet();
+            return o.verdict();
         }
-        Iterator<long[]> eldest = states.values().iterator();
-        while (keys.get() > maxKeys && eldest.hasNext() && Algorithms.expiresAt(eldest.next()) <= now) {
+    }
+
+    private Verdict decideOnCell(Cell cell, long[] cellState, StepRequest request, long now) {
+        Outcome o = StepRunner.run(request.spec(), request.op(), request.permits(), request.leaseId(), cellState, now);
+        storeCell(cell, o);
+        overflowDecisions.increment();
+        if (!o.verdict().granted() && request.permits() > 0) {
+            overflowRefusals.increment();
+        }
+        return Overflow.marked(o.verdict());
+    }
+
+    private Verdict refundOnCell(Cell cell, StepRequest request, long now) {
+        Outcome o = StepRunner.run(request.spec(), Op.REFUND, request.permits(), Overflow.unmarked(request.leaseId()),
+                cells.get(cell), now);
+        storeCell(cell, o);
+        return o.verdict();
+    }
+
+    private void storeCell(Cell cell, Outcome o) {
+        switch (o.action()) {
+            case WRITE -> cells.put(cell, o.state());
+            case REMOVE -> cells.remove(cell);
+            default -> { }
+        }
+    }
+
+    private Object cellLock(Cell cell) {
+        return cellLocks[(cell.index() * 31 + cell.spec().hashCode()) & (CELL_LOCKS - 1)];
+    }
+
+    /** Stores, removes or keeps a key's entry as its step said; a new key takes its room first. */
+    private void apply(Segment segment, String key, long[] state, Outcome o, long now) {
+        switch (o.action()) {
+            case WRITE -> {
+                long needed = Capacity.unitsOf(o.state().length);
+                if (state == null) {
+                    makeRoom(segment, needed, now);
+                    keys.incrementAndGet();
+                } else {
+                    units.addAndGet(needed - Capacity.unitsOf(state.length));
+                }
+                segment.states.put(key, o.state());
+            }
+            case REMOVE -> {
+                long[] removed = segment.states.remove(key);
+                if (removed != null) {
+                    forget(removed);
+                }
+            }
+            default -> { }
+        }
+    }
+
+    /**
+     * Takes {@code needed} units for a new key, after dropping expired state if the store is full; false (nothing
+     * taken) when it stays full.
+     */
+    private boolean reserve(Segment segment, long needed, long now) {
+        if (units.addAndGet(needed) <= maxKeys) {
+            return true;
+        }
+        Iterator<long[]> eldest = segment.states.values().iterator();
+        while (units.get() > maxKeys && eldest.hasNext()) {
+            long[] state = eldest.next();
+            if (Algorithms.expiresAt(state) > now) {
+                break;
+            }
             eldest.remove();
-            keys.decrementAndGet();
+            forget(state);
         }
-        if (capacity.policy() == Capacity.Policy.REFUSE_NEW_KEYS) {
-            if (keys.get() > maxKeys && now >= segment.nextRefusalSweep) {
-                segment.nextRefusalSweep = now + REFUSAL_SWEEP_MILLIS;
-                removeExpired(segment, now);
-            }
-            if (keys.get() > maxKeys) {
-                keys.decrementAndGet();
+        if (units.get() > maxKeys && now >= segment.nextRefusalSweep) {
+            segment.nextRefusalSweep = now + REFUSAL_SWEEP_MILLIS;
+            removeExpired(segment, now);
+        }
+        if (units.get() > maxKeys) {
+            units.addAndGet(-needed);
+            return false;
+        }
+        return true;
+    }
+
+    /** Takes room for a new key, or refuses it or evicts for it, as the policy says; see the class comment. */
+    private void makeRoom(Segment segment, long needed, long now) {
+        if (capacity.policy() != Capacity.Policy.EVICT_LEAST_RECENTLY_USED_RESETTING_BUDGETS) {
+            if (!reserve(segment, needed, now)) {
                 refusals.increment();
-                throw new CapacityExceededException("the in-process store holds " + maxKeys
-                        + " keys, its bound (" + capacity + "); a key without state is refused until room frees up");
+                throw new CapacityExceededException("the in-process store holds its bound of " + maxKeys
+                        + " key units (" + capacity + "); a key without state is refused until room frees up");
             }
             return;
         }
-        // One eviction per place taken beyond the bound, so concurrent writers together evict exactly their
-        // excess; more only to win back what keys stored in empty segments took (see the class comment).
-        for (int evicted = 0; !states.isEmpty() && keys.get() > maxKeys
-                && (evicted == 0 || keys.get() > maxKeys + segments.length); evicted++) {
-            evictOne(states, now);
-            keys.decrementAndGet();
+        Map<String, long[]> states = segment.states;
+        if (units.addAndGet(needed) <= maxKeys) {
+            return;
+        }
+        // Evictions until this key's units fit, so concurrent writers together evict exactly their excess; more only
+        // to win back what keys stored in empty segments took (see the class comment).
+        for (int evicted = 0; !states.isEmpty() && units.get() > maxKeys
+                && (evicted == 0 || units.get() > maxKeys + segments.length); evicted++) {
+            forget(evictOne(states, now));
             evictions.increment();
         }
     }
 
-    /** Removes the least recently used state, passing over a few live leases. */
-    private static void evictOne(Map<String, long[]> states, long now) {
+    private void forget(long[] state) {
+        units.addAndGet(-Capacity.unitsOf(state.length));
+        keys.decrementAndGet();
+    }
+
+    /** Removes and returns the least recently used state, passing over a few live leases. */
+    private static long[] evictOne(Map<String, long[]> states, long now) {
         Iterator<long[]> candidates = states.values().iterator();
         long[] victim = candidates.next();
         for (int skipped = 0; isLiveLease(victim, now) && skipped < MAX_PROTECTED_SKIPS && candidates.hasNext();
@@ -182,17 +304,19 @@ final class LocalDecisionStore implements DecisionStore {
         }
         if (isLiveLease(victim, now)) {
             candidates = states.values().iterator(); // every candidate holds leases: the bound wins
-            candidates.next();
+            victim = candidates.next();
         }
         candidates.remove();
+        return victim;
     }
 
     private void removeExpired(Segment segment, long now) {
         Iterator<long[]> all = segment.states.values().iterator();
         while (all.hasNext()) {
-            if (Algorithms.expiresAt(all.next()) <= now) {
+            long[] state = all.next();
+            if (Algorithms.expiresAt(state) <= now) {
                 all.remove();
-                keys.decrementAndGet();
+                forget(state);
             }
         }
     }
@@ -208,6 +332,16 @@ final class LocalDecisionStore implements DecisionStore {
         for (Segment segment : segments) {
             synchronized (segment) {
                 removeExpired(segment, now);
+            }
+        }
+        for (Map.Entry<Cell, long[]> e : cells.entrySet()) {
+            if (Algorithms.expiresAt(e.getValue()) <= now) {
+                synchronized (cellLock(e.getKey())) {
+                    long[] current = cells.get(e.getKey());
+                    if (current != null && Algorithms.expiresAt(current) <= now) {
+                        cells.remove(e.getKey());
+                    }
+                }
             }
         }
     }
@@ -245,6 +379,16 @@ final class LocalDecisionStore implements DecisionStore {
         return (int) Math.max(0, keys.get());
     }
 
+    /** Overflow cells held now, live or not yet swept. */
+    int cellsHeld() {
+        return cells.size();
+    }
+
+    /** Key units held now. */
+    long unitsHeld() {
+        return units.get();
+    }
+
     /** The bound in keys. */
     long maxKeys() {
         return maxKeys;
@@ -252,7 +396,8 @@ final class LocalDecisionStore implements DecisionStore {
 
     @Override
     public StoreStatistics statistics() {
-        return new StoreStatistics(size(), maxKeys, evictions.sum(), refusals.sum());
+        return new StoreStatistics(size(), maxKeys, evictions.sum(), refusals.sum(), overflowDecisions.sum(),
+                overflowRefusals.sum(), cells.size());
     }
 
     @Override

@@ -25,12 +25,13 @@ import java.util.concurrent.atomic.AtomicLong;
  *       refusal through, such as the servlet filter's shadow mode); its count is the number of decisions;
  *   <li>{@code sluice.queue.permits} — a gauge of permits waiting in the local queue;
  *   <li>{@code sluice.capacity.refusals} — a counter of decisions the store refused because it was full
- *       ({@link dev.sluice.limiter.Capacity.Policy#REFUSE_NEW_KEYS}), each also in {@code sluice.decisions}
- *       as {@code degraded}.
+ *       (a new key under {@link dev.sluice.limiter.Capacity.Policy#REFUSE_NEW_KEYS}, or a new concurrency key),
+ *       each also in {@code sluice.decisions} as {@code degraded}.
  * </ul>
  * {@link #bindStore} adds the store's own meters, tagged {@code store} (the factory's key prefix):
- * {@code sluice.store.keys} and {@code sluice.store.max.keys} (gauges), {@code sluice.store.evictions} and
- * {@code sluice.store.capacity.refusals} (counters); a value the store cannot know (-1) is not registered.
+ * {@code sluice.store.keys}, {@code sluice.store.max.keys} and {@code sluice.store.overflow.cells} (gauges),
+ * {@code sluice.store.evictions}, {@code sluice.store.capacity.refusals}, {@code sluice.store.overflow.decisions}
+ * and {@code sluice.store.overflow.refusals} (counters); a value the store cannot know (-1) is not registered.
  */
 public final class SluiceMetrics implements DecisionListener {
     private final MeterRegistry registry;
@@ -92,6 +93,22 @@ public final class SluiceMetrics implements DecisionListener {
                             l -> l.storeStatistics().capacityRefusals())
                     .description("Decisions of this process the store refused at its bound")
                     .tag("store", store).register(registry);
+        }
+        if (now.overflowDecisions() >= 0) {
+            FunctionCounter.builder("sluice.store.overflow.decisions", limiters,
+                            l -> l.storeStatistics().overflowDecisions())
+                    .description("Decisions of this process made on a shared overflow cell, the store being full")
+                    .tag("store", store).register(registry);
+        }
+        if (now.overflowRefusals() >= 0) {
+            FunctionCounter.builder("sluice.store.overflow.refusals", limiters,
+                            l -> l.storeStatistics().overflowRefusals())
+                    .description("Overflow decisions of this process that refused permits")
+                    .tag("store", store).register(registry);
+        }
+        if (now.overflowCells() >= 0) {
+            Gauge.builder("sluice.store.overflow.cells", limiters, l -> l.storeStatistics().overflowCells())
+                    .description("Overflow cells holding state").tag("store", store).register(registry);
         }
         return this;
     }

@@ -157,13 +157,15 @@ final class DefaultRateLimiter implements RateLimiter {
             throw withKey((RuntimeException) failure);
         }
         if (failure instanceof CapacityExceededException) {
+            // A deny whatever the failure mode: a key beyond the bound never gets state, so ALLOW would leave it
+            // unlimited, and THROW would turn a flood into errors for the application to handle.
             stats.capacityRefused();
+            return Lease.degraded(false, spec.limit());
         }
         FailureMode mode = options.failureMode();
         if (mode == FailureMode.THROW) {
             stats.record(DecisionResult.DEGRADED, -1, start);
             String why = failure instanceof TimeoutException ? "no verdict within " + options.decisionTimeout()
-                    : failure instanceof CapacityExceededException ? failure.getMessage()
                     : "the store failed: " + failure;
             throw new DecisionUnavailableException(name, why, failure);
         }

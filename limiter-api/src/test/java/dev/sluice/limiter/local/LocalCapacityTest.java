@@ -2,13 +2,10 @@ package dev.sluice.limiter.local;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sluice.limiter.Capacity;
-import dev.sluice.limiter.CapacityExceededException;
-import dev.sluice.limiter.DecisionUnavailableException;
 import dev.sluice.limiter.FailureMode;
 import dev.sluice.limiter.Lease;
 import dev.sluice.limiter.LimitSpec;
@@ -49,7 +46,8 @@ final class LocalCapacityTest {
         int bound = 200_000;
         int threads = 3;
         int perThread = 600_000;
-        RateLimiters limiters = LocalRateLimiters.create(clock, Capacity.maxKeys(bound));
+        RateLimiters limiters = LocalRateLimiters.create(clock,
+                Capacity.maxKeys(bound).evictLeastRecentlyUsedResettingBudgets());
         LocalDecisionStore store = storeOf(limiters);
         PartitionedRateLimiter<String> flood = limiters.partitioned("flood", LimitSpec.fixedWindow(10, Duration.ofHours(1)));
         RateLimiter hot = limiters.limiter("hot", LimitSpec.fixedWindow(1_000, Duration.ofHours(1)));
@@ -105,33 +103,36 @@ final class LocalCapacityTest {
     }
 
     /**
-     * Refusing at the bound: once 1,000 keys hold state, a new key's decision follows the failure mode (degraded,
-     * counted as a capacity refusal, the store's exception as the cause under {@code THROW}); keys with state still
-     * decide exactly; once their state expires, the next new key finds room.
+     * Refusing at the bound: once 1,000 keys hold state, a new key's decision is a degraded deny whatever the failure
+     * mode (ALLOW would leave a key beyond the bound unlimited; THROW does not throw), counted as a capacity refusal;
+     * keys with state still decide exactly; once their state expires, the next new key finds room.
      */
     @Test
-    void refusingStore_atItsBound_newKeysFollowTheFailureMode_keysWithStateStillDecide() {
+    void refusingStore_atItsBound_newKeysAreDeniedWhateverTheFailureMode_keysWithStateStillDecide() {
         RateLimiters limiters = LocalRateLimiters.create(clock, Capacity.maxKeys(1_000).refuseNewKeys());
         LimitSpec spec = LimitSpec.fixedWindow(2, Duration.ofSeconds(10));
         PartitionedRateLimiter<String> deny = limiters.partitioned("deny", spec,
                 LimiterOptions.builder().failureMode(FailureMode.DENY).build());
         PartitionedRateLimiter<String> strict = limiters.partitioned("strict", spec);
+        PartitionedRateLimiter<String> open = limiters.partitioned("open", spec,
+                LimiterOptions.builder().failureMode(FailureMode.ALLOW).build());
         for (int i = 0; i < 1_000; i++) {
             assertTrue(deny.tryAcquire("k" + i, 1).isAcquired());
         }
         Lease refused = deny.tryAcquire("new", 1);
         assertTrue(refused.isDegraded() && !refused.isAcquired(), refused.toString());
-        DecisionUnavailableException e = assertThrows(DecisionUnavailableException.class,
-                () -> strict.tryAcquire("other", 1));
-        assertInstanceOf(CapacityExceededException.class, e.getCause());
-        assertTrue(e.getMessage().contains("1000 keys"), e.getMessage());
+        Lease thrown = strict.tryAcquire("other", 1);
+        assertTrue(thrown.isDegraded() && !thrown.isAcquired(), "THROW denies too: " + thrown);
+        Lease allowed = open.tryAcquire("third", 1);
+        assertTrue(allowed.isDegraded() && !allowed.isAcquired(), "ALLOW denies too: " + allowed);
         assertTrue(deny.tryAcquire("k7", 1).isAcquired(), "a key with state is decided as before");
         assertFalse(deny.tryAcquire("k7", 1).isAcquired(), "and exactly");
         LimiterStatistics denyStats = deny.statistics();
         assertEquals(1, denyStats.capacityRefused());
         assertEquals(1, denyStats.degraded());
         assertEquals(1, strict.statistics().capacityRefused());
-        assertEquals(2, limiters.storeStatistics().capacityRefusals());
+        assertEquals(1, open.statistics().capacityRefused());
+        assertEquals(3, limiters.storeStatistics().capacityRefusals());
         assertEquals(1_000, limiters.storeStatistics().keys());
         assertEquals(0, limiters.storeStatistics().evictions(), "refusing never evicts");
 
@@ -143,7 +144,8 @@ final class LocalCapacityTest {
     /** Least recently used goes first: a key decided after the others survives a flood that evicts them. */
     @Test
     void eviction_takesTheLeastRecentlyUsedState() {
-        RateLimiters limiters = LocalRateLimiters.create(clock, Capacity.maxKeys(100));
+        RateLimiters limiters = LocalRateLimiters.create(clock,
+                Capacity.maxKeys(100).evictLeastRecentlyUsedResettingBudgets());
         PartitionedRateLimiter<String> p = limiters.partitioned("p", LimitSpec.fixedWindow(1, Duration.ofHours(1)));
         for (int i = 0; i < 100; i++) {
             p.tryAcquire("k" + i, 1);
@@ -161,7 +163,7 @@ final class LocalCapacityTest {
     @Test
     void eviction_passesOverLiveLeases() {
         RateLimiters limiters = LocalRateLimiters.create(clock, "sluice",
-                RuntimeSettings.defaults(), Capacity.maxKeys(100));
+                RuntimeSettings.defaults(), Capacity.maxKeys(100).evictLeastRecentlyUsedResettingBudgets());
         RateLimiter lease = limiters.limiter("lease", LimitSpec.concurrency(1, Duration.ofMinutes(10)));
         Lease held = lease.tryAcquire(1);
         assertTrue(held.isAcquired());
@@ -181,6 +183,12 @@ final class LocalCapacityTest {
         IllegalArgumentException share = assertThrows(IllegalArgumentException.class, () -> Capacity.heapPercent(91));
         assertTrue(share.getMessage().contains("heapPercent") && share.getMessage().contains("91"), share.getMessage());
         assertThrows(NullPointerException.class, () -> Capacity.maxKeys(5).withPolicy(null));
+        IllegalArgumentException cells = assertThrows(IllegalArgumentException.class,
+                () -> Capacity.maxKeys(5).withOverflowCells(0));
+        assertTrue(cells.getMessage().contains("overflowCells") && cells.getMessage().contains("was 0"),
+                cells.getMessage());
+        IllegalArgumentException bytes = assertThrows(IllegalArgumentException.class, () -> Capacity.maxBytes(10));
+        assertTrue(bytes.getMessage().contains("maxBytes") && bytes.getMessage().contains("10"), bytes.getMessage());
     }
 
     @Test
@@ -189,7 +197,16 @@ final class LocalCapacityTest {
         assertEquals(400L * 1024 * 1024 / 4 / Capacity.ESTIMATED_BYTES_PER_KEY, quarter.resolveMaxKeys(400L << 20, 1));
         assertEquals(quarter.resolveMaxKeys(400L << 20, 1) / 2, quarter.resolveMaxKeys(400L << 20, 2));
         assertEquals(7, Capacity.maxKeys(7).resolveMaxKeys(1L << 40, 3), "a bound in keys is taken as it is");
-        assertEquals(Capacity.Policy.EVICT_LEAST_RECENTLY_USED, Capacity.defaults().policy());
+        assertEquals(Capacity.Policy.SHARE_OVERFLOW_CELLS, Capacity.defaults().policy());
+        assertEquals(Capacity.Policy.SHARE_OVERFLOW_CELLS, Capacity.maxKeys(7).policy());
+        assertEquals(50, Capacity.maxKeys(100).overflowCells(100), "half the bound");
+        assertEquals(Capacity.MIN_OVERFLOW_CELLS, Capacity.maxKeys(7).overflowCells(7));
+        assertEquals(3, Capacity.maxKeys(7).withOverflowCells(3).overflowCells(7));
+        assertEquals(10, Capacity.maxBytes(4_000).resolveMaxKeys(1L << 40, 1), "bytes in key units");
+        assertEquals(1, Capacity.unitsOf(5));
+        assertEquals(1, Capacity.unitsOf(25));
+        assertEquals(2, Capacity.unitsOf(26));
+        assertEquals(2_001, Capacity.unitsOf(100_003), "a log of 100,000 weighs as 2,001 small keys");
         assertEquals(Capacity.Policy.REFUSE_NEW_KEYS, Capacity.maxKeys(7).refuseNewKeys().policy());
         assertEquals(Capacity.maxKeys(7).refuseNewKeys(), Capacity.maxKeys(7).withPolicy(Capacity.Policy.REFUSE_NEW_KEYS));
     }
