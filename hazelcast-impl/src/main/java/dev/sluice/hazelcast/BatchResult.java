@@ -24,6 +24,8 @@ final class BatchResult extends WireObject implements StepRunner.Results {
     static final byte OTHER_FAILURE = 3;
     /** The owner refused to store state for a new key: its map is at its bound ({@link CapacityExceededException}). */
     static final byte CAPACITY = 4;
+    /** The owner sent the request to an overflow cell, whose key is the message: nothing was applied. */
+    static final byte OVERFLOW = 5;
 
     private Verdict[] verdicts;
     /** Null while every request has a verdict. */
@@ -66,6 +68,18 @@ final class BatchResult extends WireObject implements StepRunner.Results {
     @Override
     public void verdict(int index, Verdict v) {
         verdicts[index] = v.withoutState();
+    }
+
+    /** Every request of this result goes to the overflow cell {@code cellKey}: none of them was applied. */
+    void redirectAll(String cellKey) {
+        for (int i = 0; i < verdicts.length; i++) {
+            setFailure(i, OVERFLOW, cellKey);
+        }
+    }
+
+    /** The overflow cell request {@code index} must go to, or {@code null}. */
+    String redirect(int index) {
+        return kind(index) == OVERFLOW ? messages[index] : null;
     }
 
     /** Every request of this result failed with {@code e}: none of them was applied. */
@@ -113,6 +127,7 @@ final class BatchResult extends WireObject implements StepRunner.Results {
             case ILLEGAL_ARGUMENT: return new IllegalArgumentException(messages[index]);
             case ILLEGAL_STATE: return new IllegalStateException(messages[index]);
             case CAPACITY: return new CapacityExceededException(messages[index]);
+            case OVERFLOW: return new HazelcastException("the request was sent on to overflow cell " + messages[index]);
             default: return new HazelcastException("the decision failed on the partition owner: " + messages[index]);
         }
     }

@@ -89,7 +89,7 @@ final class HazelcastDecisionStore implements DecisionStore {
     public StoreStatistics statistics() {
         long refusals = sender.capacityRefusals.sum();
         if (!(instance.getLocalEndpoint() instanceof Member)) {
-            return new StoreStatistics(-1, -1, -1, refusals, -1, -1, -1);
+            return new StoreStatistics(-1, -1, -1, refusals, sender.overflowDecisions.sum(), sender.overflowRefusals.sum(), -1);
         }
         long keys = 0;
         long evictions = 0;
@@ -101,7 +101,8 @@ final class HazelcastDecisionStore implements DecisionStore {
         long replicatedMax = SluiceHazelcast.maxKeys(instance.getConfig(), sender.mapName());
         long ephemeralMax = SluiceHazelcast.maxKeys(instance.getConfig(), SluiceHazelcast.ephemeralMapName(sender.mapName()));
         long maxKeys = replicatedMax < 0 || ephemeralMax < 0 ? -1 : replicatedMax + ephemeralMax;
-        return new StoreStatistics(keys, maxKeys, evictions, refusals, -1, -1, -1);
+        return new StoreStatistics(keys, maxKeys, evictions, refusals, sender.overflowDecisions.sum(),
+                sender.overflowRefusals.sum(), -1);
     }
 
     @Override

@@ -1,36 +1,46 @@
 package dev.sluice.hazelcast;
 
 import com.hazelcast.core.HazelcastInstance;
-import com.hazelcast.instance.impl.HazelcastInstanceImpl;
-import com.hazelcast.instance.impl.HazelcastInstanceProxy;
-import com.hazelcast.internal.util.Clock;
-import com.hazelcast.map.impl.operation.MapOperation;
-import com.hazelcast.map.impl.recordstore.RecordStore;
-import com.hazelcast.spi.impl.NodeEngineImpl;
 import dev.sluice.limiter.Capacity;
 import dev.sluice.limiter.CapacityExceededException;
+import dev.sluice.limiter.LimitSpec;
+import dev.sluice.limiter.algorithm.Algorithms;
+import dev.sluice.limiter.algorithm.Overflow;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The maps of a member that refuse new keys at their bound ({@link Capacity.Policy#REFUSE_NEW_KEYS}), kept in
- * the member's user context under {@link SluiceHazelcast#CAPACITY_KEY} by {@link SluiceHazelcast#configure}.
+ * The bound of a member's Sluice maps that keep every state that still limits
+ * ({@link Capacity.Policy#SHARE_OVERFLOW_CELLS}, {@link Capacity.Policy#REFUSE_NEW_KEYS}: Hazelcast's eviction off),
+ * kept in the member's user context under {@link SluiceHazelcast#CAPACITY_KEY} by {@link SluiceHazelcast#configure}.
  * Maps that evict at their bound are not here: Hazelcast's own eviction bounds them.
  *
- * <p>A processor asks {@link #checkRoom} only when it is about to store state for a key that has none. The
- * check is Hazelcast's own {@code PER_NODE} rule ({@code EvictionChecker}): the key's partition may hold
- * {@code maxKeys × members / partitions} entries. It reads the partition's record store through the operation
- * running on this partition thread, which Hazelcast 5.7 publishes but does not expose as API; a member where
- * that is not possible refuses every decision it cannot check, with an {@link IllegalStateException} saying
- * so, rather than storing past its bound. A full partition first drops its expired entries (at most once per
- * {@value #EXPIRED_SWEEP_MILLIS} ms per partition), then refuses.
+ * <p>A processor asks {@link #admit} only when it would store state for a key that has none. The bound is the
+ * member's, not a partition's, so a flood aimed at one partition fills nothing while the member has room: the
+ * member's owned entries ({@code getLocalMapStats()}, public API) are read at most once per
+ * {@value #COUNT_REFRESH_MILLIS} ms, so the bound can be passed by the keys that arrive within that time: memory
+ * only, never a decision.
+ *
+ * <p>At the bound a new key of a spec that can share is sent to its overflow cell ({@link Overflow}, an ordinary
+ * entry of the same map, admitted whatever the bound: the table is fixed), and the member remembers, per spec,
+ * until when a state written on a cell can still limit. Until then every new key of that spec goes to its cell
+ * even when room has come back, since it may have been decided there before and a fresh exact state would forget
+ * that. That memory is the member's: a partition that migrates during a flood's last state lifetime carries none,
+ * so a key of it that was on its cell may start exact on its new owner. A key that cannot share (concurrency) is
+ * refused ({@link CapacityExceededException}), as is every new key under {@link Capacity.Policy#REFUSE_NEW_KEYS}.
  */
 final class MemberCapacity {
-    static final long EXPIRED_SWEEP_MILLIS = 100;
+    static final long COUNT_REFRESH_MILLIS = 20;
 
-    private final Map<String, Long> maxKeysByMap = new ConcurrentHashMap<>();
-    private volatile AtomicLongArray nextSweep;
+    /** A map's bound and policy. */
+    private record Bound(long maxKeys, Capacity.Policy policy, int cells) {}
+
+    private final Map<String, Bound> bounds = new ConcurrentHashMap<>();
+    /** Per map: its owned entries, and when they were read. */
+    private final Map<String, long[]> counts = new ConcurrentHashMap<>();
+    /** Per spec: until when a cell state written on this member can still limit. */
+    private final Map<LimitSpec, AtomicLong> overflowingUntil = new ConcurrentHashMap<>();
 
     /** The registry of a member config, created on first use. */
     static MemberCapacity of(Map<String, Object> userContext) {
@@ -42,98 +52,82 @@ final class MemberCapacity {
         return capacity;
     }
 
-    void refuseAt(String mapName, long maxKeys) {
-        maxKeysByMap.put(mapName, maxKeys);
+    void keepAt(String mapName, long maxKeys, Capacity capacity) {
+        bounds.put(mapName, new Bound(maxKeys, capacity.policy(), capacity.overflowCells(maxKeys)));
     }
 
     void evictIn(String mapName) {
-        maxKeysByMap.remove(mapName);
+        bounds.remove(mapName);
     }
 
-    /** The bound of a map that refuses new keys, or -1 when it has none. */
-    long refusalBound(String mapName) {
-        Long max = maxKeysByMap.get(mapName);
-        return max == null ? -1 : max;
+    /** The bound of a map that keeps its states at the bound, or -1 when it has none. */
+    long keptBound(String mapName) {
+        Bound bound = bounds.get(mapName);
+        return bound == null ? -1 : bound.maxKeys();
     }
 
     /**
-     * Throws when the map the current operation runs on refuses new keys and the key's partition is full.
-     * {@code instance} is the member running the processor; {@code key} is the entry's key.
+     * Where the requests of a key without state go on the member running them: {@code null} for an exact state of
+     * its own, else the key of its overflow cell.
      *
-     * @throws CapacityExceededException when the partition holds its share of the bound
+     * @throws CapacityExceededException when the key cannot go anywhere: the member is full and the key cannot share
      */
-    static void checkRoom(HazelcastInstance instance, Object key) {
-        if (instance == null) {
-            return; // a processor run outside a member (unit tests): nothing to bound
+    static String admit(HazelcastInstance instance, String mapName, LimitSpec spec, String key, long now) {
+        if (instance == null || mapName == null || Overflow.isCellKey(key)) {
+            return null; // a processor run outside a member (unit tests), or a cell: the table is fixed
         }
         Object registry = instance.getUserContext().get(SluiceHazelcast.CAPACITY_KEY);
-        if (!(registry instanceof MemberCapacity capacity) || capacity.maxKeysByMap.isEmpty()) {
-            return;
+        if (!(registry instanceof MemberCapacity capacity)) {
+            return null;
         }
-        capacity.check(instance, key);
+        return capacity.place(instance, mapName, spec, key, now);
     }
 
-    private void check(HazelcastInstance instance, Object key) {
-        int partition = instance.getPartitionService().getPartition(key).getPartitionId();
-        MapOperation operation;
-        NodeEngineImpl engine;
-        try {
-            engine = nodeEngine(instance);
-            Object task = engine.getOperationService().getOperationExecutor()
-                    .getPartitionOperationRunners()[partition].currentTask();
-            operation = task instanceof MapOperation op ? op : null;
-        } catch (RuntimeException | LinkageError e) {
-            throw unsupported(e.toString());
+    /** The key of the overflow cell of {@code key} in {@code mapName} on this member, or {@code null} when it has none. */
+    static String cellOf(HazelcastInstance instance, String mapName, LimitSpec spec, String key) {
+        if (instance == null || mapName == null
+                || !(instance.getUserContext().get(SluiceHazelcast.CAPACITY_KEY) instanceof MemberCapacity capacity)) {
+            return null;
         }
-        if (operation == null) {
-            throw unsupported("no map operation runs on partition " + partition);
-        }
-        long maxKeys = refusalBound(operation.getName());
-        if (maxKeys < 0) {
-            return;
-        }
-        RecordStore<?> store = operation.getRecordStore();
-        int members = Math.max(1, instance.getCluster().getMembers().size());
-        double perPartition = Math.max(1, (double) maxKeys * members / engine.getPartitionService().getPartitionCount());
-        if (store.size() < perPartition) {
-            return;
-        }
-        long now = Clock.currentTimeMillis(); // Hazelcast's expiry clock
-        AtomicLongArray sweeps = sweeps(engine.getPartitionService().getPartitionCount());
-        long due = sweeps.get(partition);
-        if (now >= due && sweeps.compareAndSet(partition, due, now + EXPIRED_SWEEP_MILLIS)) {
-            store.evictExpiredEntries(100, now, false);
-            if (store.size() < perPartition) {
-                return;
-            }
-        }
-        throw new CapacityExceededException("map '" + operation.getName() + "' holds its bound of " + maxKeys
-                + " keys per member (" + (long) perPartition + " in partition " + partition + "); a key without state"
-                + " is refused until room frees up");
+        Bound bound = capacity.bounds.get(mapName);
+        return bound == null || bound.policy() != Capacity.Policy.SHARE_OVERFLOW_CELLS ? null
+                : Overflow.cellKey(spec, Overflow.cellOf(key, bound.cells()));
     }
 
-    private AtomicLongArray sweeps(int partitions) {
-        AtomicLongArray s = nextSweep;
-        if (s == null) {
-            synchronized (this) {
-                s = nextSweep;
-                if (s == null) {
-                    nextSweep = s = new AtomicLongArray(partitions);
-                }
-            }
+    private String place(HazelcastInstance instance, String mapName, LimitSpec spec, String key, long now) {
+        Bound bound = bounds.get(mapName);
+        if (bound == null) {
+            return null;
         }
-        return s;
+        boolean shares = bound.policy() == Capacity.Policy.SHARE_OVERFLOW_CELLS && Overflow.shares(spec);
+        AtomicLong until = shares ? overflowingUntil.get(spec) : null;
+        boolean overflowing = until != null && now < until.get();
+        if (!overflowing && ownedEntries(instance, mapName) < bound.maxKeys()) {
+            return null;
+        }
+        if (!shares) {
+            throw new CapacityExceededException("map '" + mapName + "' holds its bound of " + bound.maxKeys()
+                    + " keys on this member (" + bound.policy() + "); a key without state is refused until room"
+                    + " frees up");
+        }
+        long lifetime = Algorithms.acquire(spec, null, now, spec.limit()).ttlMillis();
+        overflowingUntil.computeIfAbsent(spec, s -> new AtomicLong()).accumulateAndGet(now + lifetime, Math::max);
+        return Overflow.cellKey(spec, Overflow.cellOf(key, bound.cells()));
     }
 
-    private static NodeEngineImpl nodeEngine(HazelcastInstance instance) {
-        HazelcastInstanceImpl impl = instance instanceof HazelcastInstanceProxy proxy ? proxy.getOriginal()
-                : (HazelcastInstanceImpl) instance;
-        return impl.node.getNodeEngine();
+    /** Whether {@code mapName} on this member decides keys without state on cells now (tests). */
+    boolean overflowing(LimitSpec spec, long now) {
+        AtomicLong until = overflowingUntil.get(spec);
+        return until != null && now < until.get();
     }
 
-    private static IllegalStateException unsupported(String why) {
-        return new IllegalStateException("this member cannot check the bound of a map that refuses new keys at"
-                + " capacity (" + why + "); it needs Hazelcast 5.7's partition operation runners. Use"
-                + " Capacity.Policy.EVICT_LEAST_RECENTLY_USED on this Hazelcast version");
+    private long ownedEntries(HazelcastInstance instance, String mapName) {
+        long wall = System.currentTimeMillis();
+        long[] count = counts.get(mapName);
+        if (count == null || wall - count[1] >= COUNT_REFRESH_MILLIS) {
+            count = new long[] {instance.getMap(mapName).getLocalMapStats().getOwnedEntryCount(), wall};
+            counts.put(mapName, count);
+        }
+        return count[0];
     }
 }

@@ -5,6 +5,8 @@ import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
 import dev.sluice.limiter.CapacityExceededException;
 import dev.sluice.limiter.Durability;
+import dev.sluice.limiter.algorithm.Op;
+import dev.sluice.limiter.algorithm.Overflow;
 import dev.sluice.limiter.algorithm.Verdict;
 import dev.sluice.limiter.spi.StepRequest;
 import java.util.ArrayList;
@@ -63,6 +65,9 @@ final class Sender {
     final LongAdder stalls = new LongAdder();
     /** Decisions the owners refused at their map's bound. */
     final LongAdder capacityRefusals = new LongAdder();
+    /** Decisions this process had made on an overflow cell, and those of them that refused permits. */
+    final LongAdder overflowDecisions = new LongAdder();
+    final LongAdder overflowRefusals = new LongAdder();
 
     /** @param callbacks the user's executor, or {@code null} for a pool of Sluice's own */
     Sender(HazelcastInstance instance, String mapName, HazelcastCoalescing coalescing, Executor callbacks) {
@@ -145,7 +150,10 @@ final class Sender {
 
     private Pending arrive(StepRequest request, long deadlineNanos, boolean callerWaits) {
         Pending p = new Pending(request, deadlineNanos, callerWaits);
-        Lanes.Hop hop = lanes.arrive(p);
+        // The refund of a grant made on an overflow cell goes alone, never in a batch: only a lone request of
+        // it is sent on to the cell by the owner.
+        Lanes.Hop hop = request.op() == Op.REFUND && Overflow.isCellToken(request.leaseId())
+                ? new Lanes.Hop(null, List.of(p)) : lanes.arrive(p);
         if (hop != null) {
             send(hop, callerWaits ? p : null);
         }
@@ -190,7 +198,8 @@ final class Sender {
         CompletableFuture<BatchResult> call;
         try {
             StepProcessor processor = requests.size() == 1
-                    ? new StepProcessor(requests.get(0).request) : new StepProcessor(requests(requests));
+                    ? new StepProcessor(map.getName(), requests.get(0).request)
+                    : new StepProcessor(map.getName(), requests(requests));
             call = KeyCalls.submitToKey(map, key, processor, BatchResult.class);
         } catch (RuntimeException e) {
             call = CompletableFuture.failedFuture(e);
@@ -258,6 +267,11 @@ final class Sender {
             return;
         }
         for (int i = 0; i < group.size(); i++) {
+            String cell = result.redirect(i);
+            if (cell != null) {
+                sendToCell(group.get(i), cell);
+                continue;
+            }
             RuntimeException stepFailure = result.failure(i);
             if (stepFailure == null) {
                 group.get(i).complete(result.verdict(i));
@@ -268,6 +282,45 @@ final class Sender {
                 group.get(i).completeExceptionally(stepFailure);
             }
         }
+    }
+
+    /**
+     * The second hop of a request whose owner sent it on to an overflow cell: the same step on the cell's key (a
+     * refund with the grant's own time), answered marked as decided on a cell. Cells are shared by many keys, so
+     * the hop goes on its own, not through a lane; it runs on a Hazelcast thread and only starts an invocation.
+     */
+    private void sendToCell(Pending p, String cellKey) {
+        StepRequest r = p.request;
+        StepRequest onCell = new StepRequest(cellKey, r.spec(), r.op(), r.permits(),
+                r.op() == Op.REFUND ? Overflow.unmarked(r.leaseId()) : r.leaseId(), r.durability());
+        hops.increment();
+        CompletableFuture<BatchResult> call;
+        try {
+            IMap<String, long[]> map = map(r.durability());
+            call = KeyCalls.submitToKey(map, cellKey, new StepProcessor(map.getName(), onCell), BatchResult.class);
+        } catch (RuntimeException e) {
+            call = CompletableFuture.failedFuture(e);
+        }
+        call.whenCompleteAsync((result, failure) -> {
+            if (failure != null) {
+                p.completeExceptionally(Failures.translate(failure));
+                return;
+            }
+            RuntimeException stepFailure = result == null || result.size() != 1 ? new HazelcastException(
+                    "overflow cell " + cellKey + " answered " + result) : result.failure(0);
+            if (stepFailure != null) {
+                p.completeExceptionally(stepFailure);
+                return;
+            }
+            Verdict v = result.verdict(0);
+            if (r.op() == Op.ACQUIRE) {
+                overflowDecisions.increment();
+                if (!v.granted() && r.permits() > 0) {
+                    overflowRefusals.increment();
+                }
+            }
+            p.complete(r.op() == Op.REFUND ? v : Overflow.marked(v));
+        }, KeyCalls.DIRECT);
     }
 
     /** Requests waiting in every lane (not those in flight). */

@@ -29,12 +29,13 @@ import java.util.Objects;
  *
  * <p>Bound: each map holds at most its {@link Capacity} of keys per member ({@link Capacity#defaults()}: a
  * quarter of the member's heap at {@value Capacity#ESTIMATED_BYTES_PER_KEY} bytes a key, counting the
- * backup copies a member holds for others). At the bound,
- * {@link Capacity.Policy#EVICT_LEAST_RECENTLY_USED} is Hazelcast's eviction ({@code PER_NODE}, {@code LRU}):
- * each write to a full partition removes the least recently used of 15 sampled entries (an expired one first),
- * so a key in use, whose last access is recent, is not the one to go; {@link Capacity.Policy#REFUSE_NEW_KEYS}
- * turns eviction off, and the partition owner refuses a decision that would store state for a new key in a full
- * partition ({@link dev.sluice.limiter.CapacityExceededException}, then the limiter's failure mode).
+ * backup copies a member holds for others). Under {@link Capacity.Policy#SHARE_OVERFLOW_CELLS} (the default) and
+ * {@link Capacity.Policy#REFUSE_NEW_KEYS}, Hazelcast's eviction is off, so no state that still limits is ever
+ * dropped (expiry still removes what no longer matters), and the owner decides a new key at the bound on its
+ * overflow cell, or refuses it ({@link MemberCapacity}). Only the explicit
+ * {@link Capacity.Policy#EVICT_LEAST_RECENTLY_USED_RESETTING_BUDGETS} is Hazelcast's eviction ({@code PER_NODE},
+ * {@code LRU}): each write to a full partition removes the least recently used of 15 sampled entries, whatever it
+ * still holds, and that key's budget starts over.
  *
  * <p>Time: each decision uses the cluster time of the key's owner. Tests may put a
  * {@link java.time.InstantSource} into a member's user context under {@value #CLOCK_KEY}
@@ -98,7 +99,7 @@ public final class SluiceHazelcast {
 
     /** The per-member bound in keys of {@code mapName} on a member config, or -1 when it has none. */
     static long maxKeys(Config config, String mapName) {
-        long refusing = MemberCapacity.of(config.getUserContext()).refusalBound(mapName);
+        long refusing = MemberCapacity.of(config.getUserContext()).keptBound(mapName);
         if (refusing >= 0) {
             return refusing;
         }
@@ -181,19 +182,19 @@ public final class SluiceHazelcast {
         map.setInMemoryFormat(InMemoryFormat.OBJECT);
         map.setMergePolicyConfig(new MergePolicyConfig(SluiceMergePolicy.class.getName(),
                 MergePolicyConfig.DEFAULT_BATCH_SIZE));
-        if (capacity == null && (hasOwnEviction(map) || registry.refusalBound(map.getName()) >= 0)) {
+        if (capacity == null && (hasOwnEviction(map) || registry.keptBound(map.getName()) >= 0)) {
             return; // bounded already: by the user's eviction, or by an earlier configure
         }
         Capacity bound = capacity == null ? Capacity.defaults() : capacity;
         long maxKeys = bound.resolveMaxKeys(Runtime.getRuntime().maxMemory(), 1 + backupCount);
         EvictionConfig eviction = map.getEvictionConfig().setMaxSizePolicy(MaxSizePolicy.PER_NODE)
                 .setSize((int) maxKeys);
-        if (bound.policy() == Capacity.Policy.REFUSE_NEW_KEYS) {
-            eviction.setEvictionPolicy(EvictionPolicy.NONE);
-            registry.refuseAt(map.getName(), maxKeys);
-        } else {
+        if (bound.policy() == Capacity.Policy.EVICT_LEAST_RECENTLY_USED_RESETTING_BUDGETS) {
             eviction.setEvictionPolicy(EvictionPolicy.LRU);
             registry.evictIn(map.getName());
+        } else {
+            eviction.setEvictionPolicy(EvictionPolicy.NONE);
+            registry.keepAt(map.getName(), maxKeys, bound);
         }
     }
 

@@ -28,8 +28,9 @@ import java.util.Locale;
  * auto-detection off. The map name is {@value #MAP_PROPERTY} (default {@code sluice}).
  *
  * <p>The maps' bound per member ({@link Capacity}): {@value #MAX_KEYS_PROPERTY} keys or {@value #HEAP_PERCENT_PROPERTY}
- * percent of this member's heap (not both), and {@value #AT_CAPACITY_PROPERTY} {@code evict} (the default: least
- * recently used state goes) or {@code refuse} (keys without state are refused). With none of them set,
+ * percent of this member's heap (not both), and {@value #AT_CAPACITY_PROPERTY} {@code overflow} (the default: new
+ * keys at the bound share overflow cells), {@code refuse} (keys without state are refused) or
+ * {@code evict-resetting-budgets} (least recently used state goes, and its budget starts over). With none of them set,
  * {@link Capacity#defaults()} applies, unless a config file gives the maps an eviction of their own.
  */
 public final class SluiceMember {
@@ -49,7 +50,7 @@ public final class SluiceMember {
     public static final String MAX_KEYS_PROPERTY = "sluice.member.maxKeys";
     /** Bound of each Sluice map as a percentage of this member's heap. */
     public static final String HEAP_PERCENT_PROPERTY = "sluice.member.heapPercent";
-    /** What a full map does: {@code evict} or {@code refuse}. */
+    /** What a full map does: {@code overflow}, {@code refuse} or {@code evict-resetting-budgets}. */
     public static final String AT_CAPACITY_PROPERTY = "sluice.member.atCapacity";
 
     private SluiceMember() {}
@@ -111,13 +112,14 @@ public final class SluiceMember {
             throw new IllegalArgumentException((maxKeys != null ? MAX_KEYS_PROPERTY : HEAP_PERCENT_PROPERTY)
                     + " must be a whole number, was '" + (maxKeys != null ? maxKeys : heapPercent) + "'", e);
         }
-        if (atCapacity == null || atCapacity.trim().equalsIgnoreCase("evict")) {
-            return bound;
-        }
-        if (atCapacity.trim().equalsIgnoreCase("refuse")) {
-            return bound.refuseNewKeys();
-        }
-        throw new IllegalArgumentException(AT_CAPACITY_PROPERTY + " must be 'evict' or 'refuse', was '" + atCapacity + "'");
+        String policy = atCapacity == null ? "overflow" : atCapacity.trim().toLowerCase(java.util.Locale.ROOT);
+        return switch (policy) {
+            case "overflow" -> bound;
+            case "refuse" -> bound.refuseNewKeys();
+            case "evict-resetting-budgets" -> bound.evictLeastRecentlyUsedResettingBudgets();
+            default -> throw new IllegalArgumentException(AT_CAPACITY_PROPERTY + " must be 'overflow', 'refuse' or"
+                    + " 'evict-resetting-budgets', was '" + atCapacity + "'");
+        };
     }
 
     /**

@@ -6,7 +6,9 @@ import com.hazelcast.map.EntryProcessor;
 import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
 import dev.sluice.limiter.LimitSpec;
+import dev.sluice.limiter.algorithm.Op;
 import dev.sluice.limiter.algorithm.Outcome;
+import dev.sluice.limiter.algorithm.Overflow;
 import dev.sluice.limiter.algorithm.RequestCodec;
 import dev.sluice.limiter.algorithm.SpecCodec;
 import dev.sluice.limiter.algorithm.StepRunner;
@@ -32,9 +34,13 @@ import java.util.Map;
  * change should a large state be better served by shipping the requests instead). When the batch changed
  * nothing (refusals, probes) there is no backup processor, so the decision costs no backup round trip.
  *
- * <p>Storing state for a key that has none first asks {@link MemberCapacity} whether the map has room, when
- * it refuses new keys at its bound; a refusal fails every request of the batch with
- * {@link dev.sluice.limiter.CapacityExceededException} and writes nothing, since none of them took effect.
+ * <p>Storing state for a key that has none first asks {@link MemberCapacity} where it goes, when the map keeps
+ * its states at its bound: an exact state of its own, or its overflow cell, in which case every request of the
+ * batch is answered with the cell's key ({@link BatchResult#redirectAll}) and nothing is written; the caller sends
+ * them on there. A key that cannot go anywhere fails every request with
+ * {@link dev.sluice.limiter.CapacityExceededException}, and nothing is written either. The refund of a grant made
+ * on a cell ({@link Overflow#isCellToken}) is sent on to that cell the same way. The processor names the map it
+ * runs on, which an entry processor cannot otherwise learn.
  *
  * <p>A step's usage error (exactly {@link IllegalArgumentException} or {@link IllegalStateException}: the
  * key holds another algorithm's state, an invalid spec) is answered inside the result, not thrown: the
@@ -60,6 +66,8 @@ final class StepProcessor extends WireObject implements EntryProcessor<String, l
 
     /** The requests' words in arrival order, all on one key. Never changed after construction or reading. */
     private long[] requests;
+    /** The map this runs on, for its bound; null in unit tests. */
+    private String mapName;
 
     private transient HazelcastInstance instance;
     private transient SetStateProcessor<BatchResult> backup;
@@ -69,6 +77,18 @@ final class StepProcessor extends WireObject implements EntryProcessor<String, l
     /** One request. */
     StepProcessor(StepRequest request) {
         this.requests = encode(request);
+    }
+
+    /** One request on {@code mapName}. */
+    StepProcessor(String mapName, StepRequest request) {
+        this(request);
+        this.mapName = mapName;
+    }
+
+    /** @param requests on one key of {@code mapName}, in arrival order; at least one */
+    StepProcessor(String mapName, List<StepRequest> requests) {
+        this(requests);
+        this.mapName = mapName;
     }
 
     /** @param requests on one key, in arrival order; at least one */
@@ -112,12 +132,28 @@ final class StepProcessor extends WireObject implements EntryProcessor<String, l
     BatchResult processAt(Map.Entry<String, long[]> entry, long now) {
         backup = null; // a retried operation may run this instance again
         long[] state = StoredState.unpack(entry.getValue()); // read once: in BINARY format every read is a new copy
-        BatchResult result = new BatchResult(RequestCodec.count(requests));
+        int count = RequestCodec.count(requests);
+        BatchResult result = new BatchResult(count);
+        if (count == 1 && RequestCodec.opAt(requests, 0) == Op.REFUND
+                && Overflow.isCellToken(RequestCodec.leaseIdAt(requests, 0)) && !Overflow.isCellKey(entry.getKey())) {
+            String cell = MemberCapacity.cellOf(instance, mapName, spec(), entry.getKey());
+            if (cell != null) {
+                result.redirectAll(cell);
+                return result;
+            } // no cells on this map: the grant was made under another configuration, and nothing is given back
+        }
         Outcome outcome;
         try {
+            if (count > 1 && hasCellRefund()) {
+                throw new IllegalArgumentException("the refund of a grant made on an overflow cell must come alone");
+            }
             outcome = StepRunner.runAll(requests, state, now, result);
             if (state == null && outcome.action() == Outcome.Action.WRITE) {
-                MemberCapacity.checkRoom(instance, entry.getKey());
+                String cell = MemberCapacity.admit(instance, mapName, spec(), entry.getKey(), now);
+                if (cell != null) {
+                    result.redirectAll(cell);
+                    return result;
+                }
             }
         } catch (RuntimeException e) {
             if (!BatchResult.isAnswered(e)) {
@@ -130,6 +166,15 @@ final class StepProcessor extends WireObject implements EntryProcessor<String, l
             backup = backupOf(SetStateProcessor.write(entry, outcome.state(), outcome.ttlMillis()), outcome.ttlMillis());
         }
         return result;
+    }
+
+    private boolean hasCellRefund() {
+        for (int at = 0; at < requests.length; at = RequestCodec.next(requests, at)) {
+            if (RequestCodec.opAt(requests, at) == Op.REFUND && Overflow.isCellToken(RequestCodec.leaseIdAt(requests, at))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
@@ -166,6 +211,7 @@ final class StepProcessor extends WireObject implements EntryProcessor<String, l
     @Override
     void writeFields(ObjectDataOutput out) throws IOException {
         out.writeLongArray(requests);
+        out.writeString(mapName);
     }
 
     @Override
@@ -182,6 +228,7 @@ final class StepProcessor extends WireObject implements EntryProcessor<String, l
             throw new IOException("a malformed step: " + e.getMessage(), e);
         }
         requests = words;
+        mapName = in.readString();
     }
 
     @Override
