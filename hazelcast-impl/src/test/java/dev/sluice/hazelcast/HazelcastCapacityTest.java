@@ -37,6 +37,7 @@ import org.junit.jupiter.api.Test;
 final class HazelcastCapacityTest {
     private static final int PORT = 8201;
     private static final int BOUND = 710;
+    private static final int TINY = 50;
     private static final LimitSpec FLOOD = LimitSpec.fixedWindow(10, Duration.ofHours(1));
     private static final LimitSpec HOT = LimitSpec.fixedWindow(100, Duration.ofHours(1));
     private static final dev.sluice.limiter.local.ManualClock CLOCK = new dev.sluice.limiter.local.ManualClock();
@@ -49,6 +50,7 @@ final class HazelcastCapacityTest {
         SluiceHazelcast.configure(config, "sluice", Capacity.maxKeys(BOUND));
         SluiceHazelcast.configure(config, "refusing", Capacity.maxKeys(BOUND).refuseNewKeys());
         SluiceHazelcast.configure(config, "evicting", Capacity.maxKeys(BOUND).evictLeastRecentlyUsedResettingBudgets());
+        SluiceHazelcast.configure(config, "tiny", Capacity.maxKeys(TINY).withOverflowCells(1));
         config.getUserContext().put(SluiceHazelcast.CLOCK_KEY, CLOCK);
         member = Hazelcast.newHazelcastInstance(config);
         client = HazelcastClient.newHazelcastClient(HazelcastCoalescingTest.clientConfig("sluice-capacity",
@@ -258,6 +260,50 @@ final class HazelcastCapacityTest {
             onMember.close();
             onClient.close();
             CLOCK.advance(Duration.ofHours(2)); // every state of this attack is worth nothing now
+        }
+    }
+
+    /**
+     * A map of 50 keys and a single overflow cell, through a client: new keys beyond the bound share the cell's
+     * budget, a refund of a cell grant gives it back to the cell, a key stays on the live cell when room comes
+     * back, and a new concurrency key at the bound is a degraded deny, under ALLOW too.
+     */
+    @Test
+    void overflowCell_sharedBudget_refundsToTheCell_keyStaysOnTheCell_concurrencyDenied() throws Exception {
+        RateLimiters limiters = HazelcastRateLimiters.create(client, "tiny", "sluice");
+        try {
+            LimiterOptions open = LimiterOptions.builder().failureMode(FailureMode.ALLOW).build();
+            PartitionedRateLimiter<String> fill = limiters.partitioned("fill", LimitSpec.fixedWindow(1, Duration.ofSeconds(5)));
+            for (int i = 0; i < TINY; i++) {
+                assertTrue(fill.tryAcquire("k" + i, 1).isAcquired());
+            }
+            Thread.sleep(2 * MemberCapacity.COUNT_REFRESH_MILLIS); // the member's next count sees the map full
+            PartitionedRateLimiter<String> p = limiters.partitioned("p", LimitSpec.fixedWindow(3, Duration.ofHours(1)), open);
+            Lease a = p.tryAcquire("a", 1);
+            Lease b = p.tryAcquire("b", 1);
+            Lease c = p.tryAcquire("c", 1);
+            assertTrue(a.isAcquired() && b.isAcquired() && c.isAcquired(), a + " " + b + " " + c);
+            assertFalse(p.tryAcquire("d", 1).isAcquired(), "the one cell's 3 are spent by a, b and c");
+            assertTrue(b.refund().join(), "b's grant went back to the cell");
+            assertTrue(p.tryAcquire("e", 1).isAcquired());
+            assertFalse(p.tryAcquire("f", 1).isAcquired());
+            assertEquals(TINY + 1, member.getMap("tiny").size(), "the bound's keys and the one cell");
+
+            PartitionedRateLimiter<String> jobs = limiters.partitioned("jobs", LimitSpec.concurrency(1, Duration.ofMinutes(5)), open);
+            Lease job = jobs.tryAcquire("new-job", 1);
+            assertTrue(job.isDegraded() && !job.isAcquired(), "a lease cannot be shared: " + job);
+
+            for (int i = 0; i < TINY; i++) { // room comes back, as when those keys' states expire
+                member.getMap("tiny").delete(dev.sluice.limiter.Keys.partitionKey("sluice", "fill", "k" + i));
+            }
+            Thread.sleep(2 * MemberCapacity.COUNT_REFRESH_MILLIS);
+            assertFalse(p.tryAcquire("a", 1).isAcquired(), "a stays on its live cell: a fresh exact state would forget");
+            assertFalse(p.tryAcquire("g", 1).isAcquired(), "so does any new key of that spec while a cell can limit");
+            assertTrue(fill.tryAcquire("other-spec", 1).isAcquired(), "a spec that never overflowed gets exact state");
+            StoreStatistics stats = limiters.storeStatistics();
+            assertTrue(stats.overflowDecisions() >= 7 && stats.overflowRefusals() >= 3, stats.toString());
+        } finally {
+            limiters.close();
         }
     }
 
