@@ -1,6 +1,7 @@
 package dev.sluice.limiter.micrometer;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -101,6 +102,24 @@ final class SluiceMetricsTest {
         assertEquals(2.0, registry.find("sluice.store.max.keys").tag("store", "sluice").gauge().value());
         assertEquals(2.0, registry.find("sluice.store.capacity.refusals").tag("store", "sluice").functionCounter().count());
         assertEquals(0.0, registry.find("sluice.store.evictions").tag("store", "sluice").functionCounter().count());
+        bounded.close();
+    }
+
+    /** Decisions on overflow cells reach the store's meters: decisions, refusals, and the cells held. */
+    @Test
+    void overflowMeters_followTheStore() {
+        RateLimiters bounded = LocalRateLimiters.create(clock, dev.sluice.limiter.Capacity.maxKeys(2).withOverflowCells(1));
+        metrics.bindStore(bounded);
+        PartitionedRateLimiter<String> p = bounded.partitioned("cells", LimitSpec.fixedWindow(1, Duration.ofMinutes(1)),
+                LimiterOptions.builder().listener(metrics).build());
+        p.tryAcquire("a", 1);
+        p.tryAcquire("b", 1);
+        assertTrue(p.tryAcquire("c", 1).isAcquired(), "c on the one cell");
+        assertFalse(p.tryAcquire("d", 1).isAcquired(), "d on the same, spent cell");
+        assertEquals(2.0, registry.find("sluice.store.overflow.decisions").tag("store", "sluice").functionCounter().count());
+        assertEquals(1.0, registry.find("sluice.store.overflow.refusals").tag("store", "sluice").functionCounter().count());
+        assertEquals(1.0, registry.find("sluice.store.overflow.cells").tag("store", "sluice").gauge().value());
+        assertEquals(0, count("cells", "degraded"), "a decision on a cell is the store's own");
         bounded.close();
     }
 }
