@@ -141,8 +141,9 @@ final class LocalDecisionStore implements DecisionStore {
                 }
             } else {
                 long[] state = segment.states.get(key); // marks it the most recently used
-                if (state == null && capacity.policy() == Capacity.Policy.SHARE_OVERFLOW_CELLS
-                        && Overflow.shares(request.spec())) {
+                // Only an acquisition may be decided on a cell: a refund of an exact grant must never reach one.
+                if (state == null && request.op() == Op.ACQUIRE
+                        && capacity.policy() == Capacity.Policy.SHARE_OVERFLOW_CELLS && Overflow.shares(request.spec())) {
                     verdict = decideWithoutState(segment, request, now);
                 } else {
                     Outcome o = StepRunner.run(request.spec(), request.op(), request.permits(), request.leaseId(),

@@ -13,6 +13,10 @@ import dev.sluice.limiter.PartitionedRateLimiter;
 import dev.sluice.limiter.RateLimiter;
 import dev.sluice.limiter.RateLimiters;
 import dev.sluice.limiter.StoreStatistics;
+import dev.sluice.limiter.Durability;
+import dev.sluice.limiter.algorithm.Op;
+import dev.sluice.limiter.algorithm.Verdict;
+import dev.sluice.limiter.spi.StepRequest;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -160,6 +164,31 @@ final class LocalFloodAttackTest {
         assertTrue(b.refund().join());
         assertTrue(p.tryAcquire("e", 1).isAcquired(), "b's permit came back to the cell");
         assertFalse(p.tryAcquire("f", 1).isAcquired());
+        limiters.close();
+    }
+
+    /**
+     * A refund run again (as a store may re-run one) for an exact grant whose state has gone never reaches a cell:
+     * the cell never held that permit, and the refund would hand it one.
+     */
+    @Test
+    void refundOfAnExactGrant_neverReachesACell() throws Exception {
+        RateLimiters limiters = LocalRateLimiters.create(clock, Capacity.maxKeys(64).withOverflowCells(1));
+        LocalDecisionStore store = storeOf(limiters);
+        LimitSpec bucket = LimitSpec.tokenBucket(1, 1, Duration.ofHours(1));
+        String key = "sluice/p/exact";
+        Verdict grant = store.run(new StepRequest(key, bucket, Op.ACQUIRE, 1, 0, Durability.REPLICATED));
+        assertTrue(grant.granted());
+        StepRequest refund = new StepRequest(key, bucket, Op.REFUND, 1, grant.token(), Durability.REPLICATED);
+        assertTrue(store.run(refund).granted(), "given back: the bucket is full, so its entry goes");
+        PartitionedRateLimiter<String> fill = limiters.partitioned("fill", LimitSpec.fixedWindow(1, Duration.ofHours(1)));
+        for (int i = 0; i < 64; i++) {
+            assertTrue(fill.tryAcquire("k" + i, 1).isAcquired());
+        }
+        PartitionedRateLimiter<String> p = limiters.partitioned("p", bucket);
+        assertTrue(p.tryAcquire("on-cell", 1).isAcquired(), "the cell's one token");
+        store.run(refund); // the same refund again, the key without state
+        assertFalse(p.tryAcquire("also-on-cell", 1).isAcquired(), "the cell was not handed a token");
         limiters.close();
     }
 
