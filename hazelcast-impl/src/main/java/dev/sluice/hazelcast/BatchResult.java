@@ -9,9 +9,9 @@ import dev.sluice.limiter.algorithm.Verdict;
 import java.io.IOException;
 
 /**
- * The answer of every processor that decides: the outcomes of the requests it ran on one key, in the order
- * they were asked ({@link StepProcessor}: one; {@link BatchProcessor}: one result per key). Each is a
- * verdict, or the exception the step threw for that request alone. A step's own usage errors come back as
+ * The answer of the processor that decides ({@link StepProcessor}): the outcomes of the 1 to N requests it
+ * ran on one key, in the order they were asked. Each is a verdict, or the exception the step threw for that
+ * request alone. A step's own usage errors come back as
  * exactly {@link IllegalArgumentException} or {@link IllegalStateException} with the step's message, so the
  * caller rethrows what a local step would have thrown; anything else as a {@link HazelcastException}.
  *
@@ -145,7 +145,7 @@ final class BatchResult extends WireObject implements StepRunner.Results {
     @Override
     void readFields(ObjectDataInput in) throws IOException {
         int size = in.readInt();
-        if (size < 0 || size > BatchProcessor.MAX_REQUESTS_ON_WIRE) {
+        if (size < 0 || size > StepProcessor.MAX_REQUESTS_ON_WIRE) {
             throw new IOException("a batch result of " + size + " requests is out of range");
         }
         verdicts = new Verdict[size];

@@ -30,9 +30,9 @@ public record HazelcastCoalescing(boolean enabled, int maxBatchRequests, int max
     public static final long DEFAULT_STALL_MILLIS = 250;
 
     public HazelcastCoalescing {
-        if (maxBatchRequests < 1 || maxBatchRequests > BatchProcessor.MAX_REQUESTS_ON_WIRE) {
+        if (maxBatchRequests < 1 || maxBatchRequests > StepProcessor.MAX_REQUESTS_ON_WIRE) {
             throw new IllegalArgumentException("maxBatchRequests must be between 1 and "
-                    + BatchProcessor.MAX_REQUESTS_ON_WIRE + ", was " + maxBatchRequests);
+                    + StepProcessor.MAX_REQUESTS_ON_WIRE + ", was " + maxBatchRequests);
         }
         if (maxBatchBytes < 256) {
             throw new IllegalArgumentException("maxBatchBytes must be at least 256, was " + maxBatchBytes);

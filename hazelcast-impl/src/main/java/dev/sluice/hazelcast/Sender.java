@@ -2,7 +2,6 @@ package dev.sluice.hazelcast;
 
 import com.hazelcast.core.HazelcastException;
 import com.hazelcast.core.HazelcastInstance;
-import com.hazelcast.map.EntryProcessor;
 import com.hazelcast.map.IMap;
 import dev.sluice.limiter.CapacityExceededException;
 import dev.sluice.limiter.Durability;
@@ -10,7 +9,6 @@ import dev.sluice.limiter.algorithm.Verdict;
 import dev.sluice.limiter.spi.StepRequest;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
@@ -28,8 +26,8 @@ import java.util.concurrent.atomic.LongAdder;
  * Coalescing off is a batch of one on the same path: every decision is a hop of its own.
  *
  * <p>A decision: its {@link Pending} arrives at its lane, which answers the hop to send now, if any
- * ({@link Lanes#arrive}). A hop holds requests on one key and is one invocation: {@code submitToKey} of a
- * {@link StepProcessor} for one request, of a {@link BatchProcessor} for several. It answers
+ * ({@link Lanes#arrive}). A hop holds requests on one key and is one invocation: {@code submitToKey} of one
+ * {@link StepProcessor} carrying all of them. It answers
  * {@link BatchResult}s, which complete the callers' futures in request order ({@link #complete}); a failed
  * invocation fails each of its callers with the failure {@link Failures#translate translated}.
  *
@@ -191,8 +189,8 @@ final class Sender {
         String key = requests.get(0).request.key();
         CompletableFuture<BatchResult> call;
         try {
-            EntryProcessor<String, long[], BatchResult> processor = requests.size() == 1
-                    ? new StepProcessor(requests.get(0).request) : new BatchProcessor(Map.of(key, requests(requests)));
+            StepProcessor processor = requests.size() == 1
+                    ? new StepProcessor(requests.get(0).request) : new StepProcessor(requests(requests));
             call = KeyCalls.submitToKey(map, key, processor, BatchResult.class);
         } catch (RuntimeException e) {
             call = CompletableFuture.failedFuture(e);

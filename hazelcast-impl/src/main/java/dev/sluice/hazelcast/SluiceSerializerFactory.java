@@ -32,9 +32,10 @@ public final class SluiceSerializerFactory implements DataSerializableFactory {
     public static final String FACTORY_ID_PROPERTY = "sluice.hazelcast.factoryId";
     /**
      * Version of the wire format, written first by every wire class. 2: a step carries its request's words
-     * and answers a {@link BatchResult}, which carries a step's usage error.
+     * and answers a {@link BatchResult}, which carries a step's usage error. 3: a step carries 1 to N
+     * requests of one key; the multi-key batch and its backup are retired.
      */
-    static final byte FORMAT_VERSION = 2;
+    static final byte FORMAT_VERSION = 3;
 
     static final int STEP = 1;
     static final int SET_STATE = 2;
@@ -42,8 +43,10 @@ public final class SluiceSerializerFactory implements DataSerializableFactory {
     static final int RETIRED_VERDICT = 3;
     static final int PROBE = 4;
     static final int MERGE_POLICY = 5;
-    static final int BATCH = 6;
-    static final int BATCH_BACKUP = 7;
+    /** Retired: the multi-key batch of format 2 (a {@link StepProcessor} carries a key's batch since format 3). */
+    static final int RETIRED_BATCH = 6;
+    /** Retired: the multi-key batch's backup of format 2 (a batch's backup is a {@link SetStateProcessor}). */
+    static final int RETIRED_BATCH_BACKUP = 7;
     static final int BATCH_RESULT = 8;
 
     private static final int FACTORY_ID = Integer.getInteger(FACTORY_ID_PROPERTY, DEFAULT_FACTORY_ID);
@@ -63,8 +66,6 @@ public final class SluiceSerializerFactory implements DataSerializableFactory {
             case SET_STATE: return new SetStateProcessor<>();
             case PROBE: return new ProbeProcessor();
             case MERGE_POLICY: return new SluiceMergePolicy();
-            case BATCH: return new BatchProcessor();
-            case BATCH_BACKUP: return new BatchBackupProcessor();
             case BATCH_RESULT: return new BatchResult();
             default: return null; // Hazelcast reports the unknown class id with the factory id
         }

@@ -16,7 +16,6 @@ import dev.sluice.limiter.spi.StepRequest;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
@@ -66,8 +65,8 @@ final class HazelcastEntryExpiryTest {
                 backedUp.add(single);
 
                 String batch = ownedBy(owner, "batch");
-                replicated.submitToKey(batch, new BatchProcessor(Map.of(batch,
-                        List.of(request(batch, spec), request(batch, spec))))).toCompletableFuture().join();
+                replicated.submitToKey(batch, new StepProcessor(List.of(request(batch, spec), request(batch, spec))))
+                        .toCompletableFuture().join();
                 assertOutlives(replicated, batch, spec + ", batch");
                 backedUp.add(batch);
 
