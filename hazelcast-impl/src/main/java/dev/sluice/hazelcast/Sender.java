@@ -205,8 +205,10 @@ final class Sender {
             StepProcessor processor = requests.size() == 1
                     ? new StepProcessor(requests.get(0).request) : new StepProcessor(requests(requests));
             call = calls.submitToKey(map, key, processor, BatchResult.class, callbacks);
-        } catch (RuntimeException | LinkageError e) { // a hop that fails to start must free its lane, never wedge it
+        } catch (RuntimeException e) {
             call = CompletableFuture.failedFuture(e);
+        } catch (LinkageError e) { // a hop that cannot start must fail its callers and free its lane, never wedge it
+            call = CompletableFuture.failedFuture(new SupportedVersions.Unlinked(e));
         }
         if (waiter != null && requests.size() == 1 && requests.get(0) == waiter) {
             waiter.direct = call;

@@ -23,6 +23,20 @@ final class SupportedVersions {
 
     private SupportedVersions() {}
 
+    /**
+     * Sluice's code could not link against the running Hazelcast (a class or method it calls is missing): a
+     * release Sluice does not support, or a classpath mixing releases. A usage error, never a failure mode's
+     * to hide, and not a member's missing Sluice classes ({@link Failures} tells them apart).
+     */
+    static final class Unlinked extends IllegalStateException {
+        private static final long serialVersionUID = 1L;
+
+        Unlinked(LinkageError cause) {
+            super("Sluice cannot start an invocation on Hazelcast " + HazelcastInternals.localVersion() + " (Sluice"
+                    + " supports " + RANGE + "; is more than one Hazelcast jar on the classpath?): " + cause, cause);
+        }
+    }
+
     /** Whether {@code major.minor} is in the supported range. */
     static boolean isSupported(int major, int minor) {
         return major == MAJOR && minor >= OLDEST_MINOR && minor <= NEWEST_MINOR;
