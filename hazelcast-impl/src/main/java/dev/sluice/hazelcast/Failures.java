@@ -66,6 +66,9 @@ final class Failures {
 
     static boolean isSerializationProblem(Throwable failure) {
         for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof SupportedVersions.Unlinked) {
+                return false; // this process's own Hazelcast, not a member's classpath
+            }
             if (t instanceof HazelcastSerializationException || t instanceof ClassNotFoundException
                     || t instanceof NoClassDefFoundError) {
                 return true;

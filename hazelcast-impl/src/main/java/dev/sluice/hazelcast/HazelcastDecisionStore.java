@@ -3,7 +3,6 @@ package dev.sluice.hazelcast;
 import com.hazelcast.cluster.Member;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.partition.Partition;
-import com.hazelcast.spi.impl.SerializationServiceSupport;
 import com.hazelcast.map.LocalMapStats;
 import dev.sluice.limiter.Durability;
 import dev.sluice.limiter.StoreStatistics;
@@ -25,7 +24,8 @@ import java.util.concurrent.TimeoutException;
  * The Hazelcast backend's {@link DecisionStore}: every step runs on the key's partition owner, in the map
  * chosen by the request's durability, sent by its {@link Sender} (coalesced as {@link HazelcastCoalescing}
  * says). Failures are translated and classified by {@link Failures}. When limiters are created it proves
- * that this instance and every member can read Sluice's classes ({@link #checkClasspath}).
+ * that this instance and every member run a supported Hazelcast and can read Sluice's classes
+ * ({@link #checkClasspath}).
  */
 final class HazelcastDecisionStore implements DecisionStore {
     private final HazelcastInstance instance;
@@ -111,32 +111,34 @@ final class HazelcastDecisionStore implements DecisionStore {
     }
 
     /**
-     * Proves that this instance and every member can read Sluice's classes: a local serialization round
-     * trip, then one {@link ProbeProcessor} per member (on a key that member owns).
+     * Proves that this instance and every member run a supported Hazelcast ({@link SupportedVersions}) and
+     * can read Sluice's classes: a local serialization round trip, then one {@link ProbeProcessor} per member
+     * (on a key that member owns).
      *
-     * @throws IllegalStateException naming what to install where
+     * @throws IllegalStateException naming the unsupported version, or what to install where
      */
     void checkClasspath(long timeoutMillis) {
         boolean client = !(instance.getLocalEndpoint() instanceof Member);
-        if (instance instanceof SerializationServiceSupport support) {
-            try {
-                var ss = support.getSerializationService();
-                ss.toObject(ss.toData(BatchResult.of(Verdict.of(true, 0, 1, -1, 0, 0))));
-            } catch (RuntimeException e) {
-                throw new IllegalStateException("this Hazelcast " + (client ? "client" : "member")
-                        + " has no Sluice serialization factory (" + e.getMessage() + "): create it from "
-                        + (client ? "SluiceHazelcast.configure(clientConfig)" : "SluiceHazelcast.configure(config)")
-                        + ", or register " + SluiceSerializerFactory.class.getName() + " under factory id "
-                        + SluiceSerializerFactory.factoryId() + " in its serialization config", e);
-            }
+        SupportedVersions.checkLocal(client);
+        try {
+            sender.calls().roundTrip(BatchResult.of(Verdict.of(true, 0, 1, -1, 0, 0)));
+        } catch (RuntimeException e) {
+            throw new IllegalStateException("this Hazelcast " + (client ? "client" : "member")
+                    + " has no Sluice serialization factory (" + e.getMessage() + "): create it from "
+                    + (client ? "SluiceHazelcast.configure(clientConfig)" : "SluiceHazelcast.configure(config)")
+                    + ", or register " + SluiceSerializerFactory.class.getName() + " under factory id "
+                    + SluiceSerializerFactory.factoryId() + " in its serialization config", e);
         }
         if (client) {
             awaitFirstConnection(Math.min(timeoutMillis, FIRST_CONNECTION_WAIT_MILLIS));
         }
+        SupportedVersions.checkMembers(instance);
         List<CompletableFuture<BatchResult>> probes = new ArrayList<>();
         try {
             for (String key : probeKeys()) {
-                probes.add(sender.map(Durability.REPLICATED).submitToKey(key, new ProbeProcessor()).toCompletableFuture());
+                // through the path decisions take, so an internal path that fails here falls back before any decision
+                probes.add(sender.calls().submitToKey(sender.map(Durability.REPLICATED), key, new ProbeProcessor(),
+                        BatchResult.class, sender.callbacks()));
             }
             long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
             for (CompletableFuture<BatchResult> probe : probes) {

@@ -35,8 +35,9 @@ public final class HazelcastRateLimiters {
      * Limiters in the map {@value SluiceHazelcast#DEFAULT_MAP_NAME}, with keys under
      * {@value RateLimiterRuntime#DEFAULT_KEY_PREFIX}.
      *
-     * @throws IllegalStateException if this instance or a member cannot read Sluice's classes; the
-     *     message says what to put on which classpath
+     * @throws IllegalStateException if this instance or a member runs a Hazelcast outside the supported range
+     *     (5.3 to 5.7; the message names the version), or cannot read Sluice's classes (the message says what
+     *     to put on which classpath)
      */
     public static RateLimiters create(HazelcastInstance hazelcast) {
         return create(hazelcast, SluiceHazelcast.DEFAULT_MAP_NAME, RateLimiterRuntime.DEFAULT_KEY_PREFIX);
@@ -55,7 +56,8 @@ public final class HazelcastRateLimiters {
      * <p>Blocks while it probes each member once (up to 10 s when the cluster is slow; an unreachable
      * cluster is not an error here, decisions then follow their failure mode).
      *
-     * @throws IllegalStateException if this instance or a member cannot read Sluice's classes
+     * @throws IllegalStateException if this instance or a member runs an unsupported Hazelcast or cannot
+     *     read Sluice's classes
      * @throws IllegalArgumentException if {@code keyPrefix} is not a valid name
      */
     public static RateLimiters create(HazelcastInstance hazelcast, String mapName, String keyPrefix) {
@@ -68,7 +70,8 @@ public final class HazelcastRateLimiters {
      * {@link HazelcastCoalescing#disabled()} off: one invocation per decision). The other overloads use
      * {@link HazelcastCoalescing#defaults()}.
      *
-     * @throws IllegalStateException if this instance or a member cannot read Sluice's classes
+     * @throws IllegalStateException if this instance or a member runs an unsupported Hazelcast or cannot
+     *     read Sluice's classes
      * @throws IllegalArgumentException if {@code keyPrefix} is not a valid name
      */
     public static RateLimiters create(HazelcastInstance hazelcast, String mapName, String keyPrefix,
@@ -87,7 +90,8 @@ public final class HazelcastRateLimiters {
      * until the limiters are closed: a task it rejects leaves its decision to time out. The common pool is a
      * poor choice: on a 2-core host it has a single thread.
      *
-     * @throws IllegalStateException if this instance or a member cannot read Sluice's classes
+     * @throws IllegalStateException if this instance or a member runs an unsupported Hazelcast or cannot
+     *     read Sluice's classes
      * @throws IllegalArgumentException if {@code keyPrefix} is not a valid name
      */
     public static RateLimiters create(HazelcastInstance hazelcast, String mapName, String keyPrefix,
@@ -102,7 +106,8 @@ public final class HazelcastRateLimiters {
      * runtime on {@code settings}' ticker and scheduler ({@link RuntimeSettings}); a {@code null}
      * {@code callbackExecutor} means a pool Sluice creates.
      *
-     * @throws IllegalStateException if this instance or a member cannot read Sluice's classes
+     * @throws IllegalStateException if this instance or a member runs an unsupported Hazelcast or cannot
+     *     read Sluice's classes
      * @throws IllegalArgumentException if {@code keyPrefix} is not a valid name
      */
     public static RateLimiters create(HazelcastInstance hazelcast, String mapName, String keyPrefix,

@@ -74,16 +74,16 @@ final class Lanes {
         }
     }
 
-    /**
-     * One key's queue and its hops in flight (normally at most one; one more per stall, see
-     * {@link #arrive}); guarded by itself.
-     */
     /** One map's lanes by key, with the one function that makes a lane here (not a new lambda per decision). */
     private static final class Home extends ConcurrentHashMap<String, Lane> {
         private static final long serialVersionUID = 1L;
         final transient Function<String, Lane> newLane = key -> new Lane(key, this);
     }
 
+    /**
+     * One key's queue and its hops in flight (normally at most one; one more per stall, see
+     * {@link #arrive}); guarded by itself.
+     */
     private static final class Lane {
         final String key;
         final Home home;

@@ -24,7 +24,7 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Sends every decision of a Hazelcast store: the one component that holds the maps, the callback executor
- * and the invocations (started through {@link KeyCalls}), with {@link Lanes} as its batching policy.
+ * and the invocations (started through {@link HazelcastInternals.Calls}), with {@link Lanes} as its batching policy.
  * Coalescing off is a batch of one on the same path: every decision is a hop of its own.
  *
  * <p>A decision: its {@link Pending} arrives at its lane, which answers the hop to send now, if any
@@ -38,7 +38,7 @@ import java.util.concurrent.atomic.LongAdder;
  * then waits on Hazelcast's own future with its deadline (a client call is not cut short by Hazelcast's
  * invocation timeout) and ends the hop itself: no callback is registered on the Hazelcast future, and what
  * queued meanwhile is sent from that caller's thread, with no hand-off. Otherwise the hop is continued on
- * the thread that completes the invocation ({@link KeyCalls#DIRECT}: a Hazelcast response or partition
+ * the thread that completes the invocation ({@link HazelcastInternals#DIRECT}: a Hazelcast response or partition
  * thread), which only takes the lane's next hop and completes the callers' futures, and hands the sending
  * of that next hop to the callback executor. The runtime continues callers' futures on
  * {@link #callbacks()}, never on Hazelcast's threads, and nothing here runs on the common pool.
@@ -57,6 +57,7 @@ final class Sender {
     /** The pool Sluice created for {@link #callbacks}, or {@code null} when the user supplied it. */
     private final ExecutorService ownPool;
     private final Lanes lanes;
+    private final HazelcastInternals.Calls calls;
 
     /** Invocations sent (hops), decisions sent, and the lanes' counters, for tests and statistics. */
     final LongAdder hops = new LongAdder();
@@ -71,11 +72,18 @@ final class Sender {
 
     /** @param callbacks the user's executor, or {@code null} for a pool of Sluice's own */
     Sender(HazelcastInstance instance, String mapName, HazelcastCoalescing coalescing, Executor callbacks) {
+        this(instance, mapName, coalescing, callbacks, HazelcastInternals.forInstance(instance));
+    }
+
+    /** @param calls how invocations start: {@link HazelcastInternals#publicOnly} tests the fallback */
+    Sender(HazelcastInstance instance, String mapName, HazelcastCoalescing coalescing, Executor callbacks,
+            HazelcastInternals.Calls calls) {
         this.instance = instance;
         this.mapName = mapName;
         this.ownPool = callbacks == null ? newPool() : null;
         this.callbacks = callbacks == null ? ownPool : callbacks;
         this.lanes = new Lanes(coalescing, dropped, stalls);
+        this.calls = calls;
     }
 
     private static ExecutorService newPool() {
@@ -86,6 +94,11 @@ final class Sender {
             t.setDaemon(true);
             return t;
         });
+    }
+
+    /** How this sender starts invocations. */
+    HazelcastInternals.Calls calls() {
+        return calls;
     }
 
     /** The name of the map of replicated limiters. */
@@ -170,7 +183,7 @@ final class Sender {
         try {
             result = p.direct.get(timeoutNanos, TimeUnit.NANOSECONDS);
         } catch (TimeoutException | InterruptedException e) {
-            p.direct.whenCompleteAsync((r, f) -> answered(p.hop, p.hop.requests, r, f, true), KeyCalls.DIRECT);
+            p.direct.whenCompleteAsync((r, f) -> answered(p.hop, p.hop.requests, r, f, true), HazelcastInternals.DIRECT);
             throw e;
         } catch (ExecutionException | RuntimeException e) {
             failure = Failures.unwrap(e);
@@ -200,16 +213,18 @@ final class Sender {
             StepProcessor processor = requests.size() == 1
                     ? new StepProcessor(map.getName(), requests.get(0).request)
                     : new StepProcessor(map.getName(), requests(requests));
-            call = KeyCalls.submitToKey(map, key, processor, BatchResult.class);
+            call = calls.submitToKey(map, key, processor, BatchResult.class, callbacks);
         } catch (RuntimeException e) {
             call = CompletableFuture.failedFuture(e);
+        } catch (LinkageError e) { // a hop that cannot start must fail its callers and free its lane, never wedge it
+            call = CompletableFuture.failedFuture(new SupportedVersions.Unlinked(e));
         }
         if (waiter != null && requests.size() == 1 && requests.get(0) == waiter) {
             waiter.direct = call;
             waiter.hop = hop;
             return;
         }
-        call.whenCompleteAsync((result, failure) -> answered(hop, requests, result, failure, true), KeyCalls.DIRECT);
+        call.whenCompleteAsync((result, failure) -> answered(hop, requests, result, failure, true), HazelcastInternals.DIRECT);
     }
 
     private static List<StepRequest> requests(List<Pending> group) {
@@ -297,9 +312,11 @@ final class Sender {
         CompletableFuture<BatchResult> call;
         try {
             IMap<String, long[]> map = map(r.durability());
-            call = KeyCalls.submitToKey(map, cellKey, new StepProcessor(map.getName(), onCell), BatchResult.class);
+            call = calls.submitToKey(map, cellKey, new StepProcessor(map.getName(), onCell), BatchResult.class, callbacks);
         } catch (RuntimeException e) {
             call = CompletableFuture.failedFuture(e);
+        } catch (LinkageError e) {
+            call = CompletableFuture.failedFuture(new SupportedVersions.Unlinked(e));
         }
         call.whenCompleteAsync((result, failure) -> {
             if (failure != null) {
@@ -320,7 +337,7 @@ final class Sender {
                 }
             }
             p.complete(r.op() == Op.REFUND ? v : Overflow.marked(v));
-        }, KeyCalls.DIRECT);
+        }, HazelcastInternals.DIRECT);
     }
 
     /** Requests waiting in every lane (not those in flight). */

@@ -2,9 +2,7 @@ package dev.sluice.hazelcast;
 
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.core.HazelcastInstanceAware;
-import com.hazelcast.internal.util.Clock;
 import com.hazelcast.logging.Logger;
-import com.hazelcast.spi.impl.merge.MapMergingEntryImpl;
 import com.hazelcast.spi.merge.MergingValue;
 import com.hazelcast.spi.merge.SplitBrainMergePolicy;
 import dev.sluice.limiter.algorithm.Algorithms;
@@ -33,9 +31,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * forgets the permits in it (measured: one lease per side of {@code concurrency(2, 20 s)}, the merged
  * entry died 5.1 s before its leases and a third permit was granted). So the policy sets that expiration
  * on the merging entry before returning; the merge's backup copies the primary's. The public merge types
- * only have getters, so this uses Hazelcast's internal {@code MapMergingEntryImpl}, which Hazelcast 5.7
- * passes for maps; any other merging value (another structure, another Hazelcast version) is merged the
- * same way but keeps Hazelcast's expiry, with one warning in the member's log.
+ * only have getters, so this sets it through Hazelcast's internal {@code MapMergingEntryImpl}, which
+ * Hazelcast passes for maps ({@link HazelcastInternals#setMergeExpiry}); any other merging value (another
+ * structure, a Hazelcast without that path) is merged the same way through the public types but keeps
+ * Hazelcast's expiry, with one warning in the member's log.
  *
  * <p>{@link SluiceHazelcast#configure(com.hazelcast.config.Config)} sets this policy on Sluice's maps.
  * It needs only the values, so the maps need no per-entry statistics.
@@ -57,12 +56,12 @@ public final class SluiceMergePolicy extends WireObject
 
     @Override
     public Object merge(MergingValue<Object> mergingValue, MergingValue<Object> existingValue) {
-        long[] merging = asState(mergingValue.getDeserializedValue());
+        long[] merging = asState(HazelcastInternals.valueOf(mergingValue));
         if (existingValue == null) {
             coverExpiry(mergingValue, merging);
             return mergingValue.getRawValue();
         }
-        long[] existing = asState(existingValue.getDeserializedValue());
+        long[] existing = asState(HazelcastInternals.valueOf(existingValue));
         if (merging == null && existing == null) {
             return existingValue.getRawValue(); // not Sluice state: keep the value, Hazelcast's expiry rule
         }
@@ -93,27 +92,13 @@ public final class SluiceMergePolicy extends WireObject
         long left = Math.max(0, Algorithms.expiresAt(state) - StepProcessor.now(instance));
         // The processors' rule: the state's time left plus the slack against whole-second expiry.
         long ttlMillis = SetStateProcessor.entryTtlMillis(Math.min(left, Long.MAX_VALUE / 4));
-        if (!setExpiry(mergingValue, ttlMillis) && WARNED.compareAndSet(false, true)) {
+        if (!HazelcastInternals.setMergeExpiry(mergingValue, ttlMillis) && WARNED.compareAndSet(false, true)) {
             Logger.getLogger(SluiceMergePolicy.class).warning("Sluice cannot set the expiry of entries merged"
                     + " after a split brain: the merging value is a " + mergingValue.getClass().getName()
                     + ", not Hazelcast's MapMergingEntryImpl, so a merged entry keeps the expiry of the entry merged"
                     + " in and may vanish up to that much before its state (here " + ttlMillis + " ms from now"
                     + " was needed), forgetting the permits it holds. Logged once.");
         }
-    }
-
-    /** Hazelcast's expiry clock ({@code AbstractRecordStore.getNow}) is {@link Clock}, not cluster time. */
-    private static boolean setExpiry(MergingValue<Object> mergingValue, long ttlMillis) {
-        try {
-            if (mergingValue instanceof MapMergingEntryImpl<?, ?> entry) {
-                entry.setTtl(ttlMillis);
-                entry.setExpirationTime(Clock.currentTimeMillis() + ttlMillis);
-                return true;
-            }
-        } catch (LinkageError e) {
-            // A Hazelcast without this internal class or its setters: the merge goes on without it.
-        }
-        return false;
     }
 
     @Override

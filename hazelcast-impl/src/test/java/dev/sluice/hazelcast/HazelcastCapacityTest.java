@@ -139,11 +139,12 @@ final class HazelcastCapacityTest {
         RateLimiters onMember = HazelcastRateLimiters.create(member, "refusing", "sluice");
         RateLimiters onClient = HazelcastRateLimiters.create(client, "refusing", "sluice");
         try {
-            RateLimiter hot = onClient.limiter("hot-refusing", HOT);
-            assertTrue(hot.tryAcquire(1).isAcquired());
             // A generous timeout: a degraded lease here must mean a full map, not a slow machine.
             LimiterOptions deny = LimiterOptions.builder().failureMode(FailureMode.DENY)
                     .decisionTimeout(Duration.ofSeconds(30)).build();
+            RateLimiter hot = onClient.limiter("hot-refusing", HOT,
+                    LimiterOptions.builder().decisionTimeout(Duration.ofSeconds(30)).build());
+            assertTrue(hot.tryAcquire(1).isAcquired());
             List<PartitionedRateLimiter<String>> floods = List.of(onMember.partitioned("flood-refusing", FLOOD, deny),
                     onClient.partitioned("flood-refusing", FLOOD, deny));
             int granted = 0;
@@ -182,7 +183,8 @@ final class HazelcastCapacityTest {
             assertEquals(0, onMember.storeStatistics().evictions(), "refusing never evicts");
             assertEquals(2L * BOUND, onMember.storeStatistics().maxKeys(), "both maps' bounds");
 
-            PartitionedRateLimiter<String> strict = onClient.partitioned("strict-refusing", FLOOD);
+            PartitionedRateLimiter<String> strict = onClient.partitioned("strict-refusing", FLOOD,
+                    LimiterOptions.builder().decisionTimeout(Duration.ofSeconds(30)).build());
             Lease denied = strict.tryAcquire("another", 1);
             assertTrue(denied.isDegraded() && !denied.isAcquired(), "THROW denies at the bound too: " + denied);
         } finally {
@@ -272,8 +274,10 @@ final class HazelcastCapacityTest {
     void overflowCell_sharedBudget_refundsToTheCell_keyStaysOnTheCell_concurrencyDenied() throws Exception {
         RateLimiters limiters = HazelcastRateLimiters.create(client, "tiny", "sluice");
         try {
-            LimiterOptions open = LimiterOptions.builder().failureMode(FailureMode.ALLOW).build();
-            PartitionedRateLimiter<String> fill = limiters.partitioned("fill", LimitSpec.fixedWindow(1, Duration.ofSeconds(5)));
+            LimiterOptions open = LimiterOptions.builder().failureMode(FailureMode.ALLOW)
+                    .decisionTimeout(Duration.ofSeconds(30)).build();
+            PartitionedRateLimiter<String> fill = limiters.partitioned("fill", LimitSpec.fixedWindow(1, Duration.ofSeconds(5)),
+                    LimiterOptions.builder().decisionTimeout(Duration.ofSeconds(30)).build());
             for (int i = 0; i < TINY; i++) {
                 assertTrue(fill.tryAcquire("k" + i, 1).isAcquired());
             }

@@ -24,10 +24,7 @@ final class HazelcastMergePolicyTest {
     private final SluiceMergePolicy policy = new SluiceMergePolicy();
 
     private static MergingValue<Object> value(Object v) {
-        return new MergingValue<>() {
-            @Override public Object getDeserializedValue() { return v; }
-            @Override public Object getRawValue() { return v; }
-        };
+        return new TestMergingValue(v);
     }
 
     private long[] merge(long[] merging, long[] existing) {

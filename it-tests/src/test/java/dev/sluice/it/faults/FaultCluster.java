@@ -45,7 +45,7 @@ final class FaultCluster implements AutoCloseable {
     private final Map<String, String> properties = new LinkedHashMap<>();
     private String maxHeap = "256m";
     private final List<HazelcastInstance> clients = new CopyOnWriteArrayList<>();
-    private final String classpath = MemberProcess.classpath(entry -> false);
+    private String classpath = MemberProcess.classpath(entry -> false);
 
     /** A cluster of up to {@code size} members, none started. */
     FaultCluster(String name, int basePort, int size) {
@@ -58,6 +58,11 @@ final class FaultCluster implements AutoCloseable {
     }
 
     /** Starts {@code size} members: the first, then the others at once, each joining through the first. */
+    static FaultCluster start(String name, int basePort, int size, String classpath) {
+        return new FaultCluster(name, basePort, size).classpath(classpath).startAll();
+    }
+
+    /** Starts {@code size} members with the test's classpath. */
     static FaultCluster start(String name, int basePort, int size) {
         return new FaultCluster(name, basePort, size).startAll();
     }
@@ -65,6 +70,12 @@ final class FaultCluster implements AutoCloseable {
     /** The maximum heap ({@code -Xmx}) of members started from now on; 256m unless set. */
     FaultCluster maxHeap(String maxHeap) {
         this.maxHeap = maxHeap;
+        return this;
+    }
+
+    /** The classpath of members started from now on; the test's own unless set. */
+    FaultCluster classpath(String classpath) {
+        this.classpath = classpath;
         return this;
     }
 
