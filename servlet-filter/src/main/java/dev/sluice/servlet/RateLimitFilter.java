@@ -76,6 +76,22 @@ public final class RateLimitFilter implements Filter {
     /** The servlet context attribute that may hold the {@link RateLimitFilterConfig} for the no-argument form. */
     public static final String CONFIG_ATTRIBUTE = RateLimitFilterConfig.class.getName();
 
+    /**
+     * The request attribute that, when set, holds the peer address (a {@code String}) as the connector saw it,
+     * for containers that rewrite {@code getRemoteAddr()} themselves before any filter runs (Tomcat's
+     * {@code RemoteIpValve}): a server component running before that rewrite records it (the Spring Boot
+     * starter registers such a valve on Tomcat). Clients cannot set request attributes.
+     */
+    public static final String PEER_ADDRESS_ATTRIBUTE = "dev.sluice.servlet.peer-address";
+
+    /**
+     * The request attribute that, when set with {@link #PEER_ADDRESS_ATTRIBUTE}, holds the
+     * {@code X-Forwarded-For} and {@code Forwarded} header lines as the connector received them: a
+     * {@code Map} from the lower-case header name to the {@code List} of its lines (a rewriting container
+     * trims what it consumed).
+     */
+    public static final String FORWARDING_HEADERS_ATTRIBUTE = "dev.sluice.servlet.forwarding-headers";
+
     private volatile HttpRateLimiter rateLimiter;
 
     /** A filter configured in {@link #init(FilterConfig)} from the servlet context and init parameters. */
