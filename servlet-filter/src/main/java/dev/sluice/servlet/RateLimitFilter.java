@@ -31,8 +31,8 @@ import java.util.Properties;
  *
  * <p>For each request dispatched from the client ({@link DispatcherType#REQUEST}; forwards, includes,
  * async and error dispatches pass through), every {@link Route} that matches its method and path names
- * policies; each {@link RateLimitPolicy} applies at most once, with the cost of the first route that
- * names it, in route order. A request no route matches passes through without touching the store. Each
+ * policies; each {@link RateLimitPolicy} applies at most once, with the cost of the most specific route
+ * that names it (see {@link RateLimitFilterConfig}). A request no route matches passes through without touching the store. Each
  * policy identifies the client by its own identity or the filter's
  * ({@link RateLimitFilterConfig#identityResolver()}, by default the client address), hashed with
  * {@link Keys#sha256(String)}, and takes the cost from that client's budget:
@@ -43,8 +43,8 @@ import java.util.Properties;
  *       refusing policies, whole seconds, rounded up, at least 1) and a quota-exceeded problem body naming
  *       them;
  *   <li>no decision from the store: the policy's failure mode decides ({@code ALLOW} by default here),
- *       marked {@code RateLimit-Degraded: true}; under {@code THROW}, {@code 503} with a
- *       temporary-reduced-capacity problem body.
+ *       marked {@code RateLimit-Degraded: true}; under {@code THROW} or {@code DENY}, {@code 503} with a
+ *       temporary-reduced-capacity problem body, since that refusal is not about the client's quota.
  * </ul>
  * A route's policies are a chain ({@code RateLimiters.chain}): decided one after another, each on its own
  * key, and a refusal by a later policy refunds what the earlier ones granted before the 429 goes out, so a
