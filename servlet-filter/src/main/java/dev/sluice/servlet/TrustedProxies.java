@@ -76,7 +76,8 @@ public final class TrustedProxies {
                 throw new IllegalArgumentException("trusted proxy range '" + e + "' covers every address, so every"
                         + " client could choose its own address in X-Forwarded-For or Forwarded; list the addresses"
                         + " or ranges of your proxies instead (e.g. 10.0.0.0/8), or, if only your proxies can reach"
-                        + " this server, allow it explicitly (" + ALLOW_EVERY_ADDRESS_PROPERTY + "=true)");
+                        + " this server, allow it explicitly (" + ALLOW_EVERY_ADDRESS_PROPERTY + "=true, or"
+                        + " TrustedProxies.of(ranges, true))");
             }
             ranges.add(range);
             entries.add(e);
