@@ -193,13 +193,18 @@ public final class SluiceWebFilter implements WebFilter, Ordered {
 
         @Override
         public String getRemoteAddr() {
-            SocketAddress peer = NETTY ? NettyRequest.peer(nativeRequest) : null;
-            InetSocketAddress remote = peer instanceof InetSocketAddress inet ? inet : request.getRemoteAddress();
-            if (remote == null) {
-                return null;
+            if (NETTY && NettyRequest.isNetty(nativeRequest)) {
+                // Only the channel's own address: on a Unix socket, the request's would be a forwarded one.
+                SocketAddress peer = NettyRequest.peer(nativeRequest);
+                return peer instanceof InetSocketAddress inet ? text(inet) : null;
             }
+            InetSocketAddress remote = request.getRemoteAddress();
+            return remote == null ? null : text(remote);
+        }
+
+        /** An unresolved address carries the text it was made from; the rate limiter accepts only an IP literal. */
+        private static String text(InetSocketAddress remote) {
             InetAddress address = remote.getAddress();
-            // An unresolved address carries the text it was made from; the rate limiter accepts only an IP literal.
             return address != null ? address.getHostAddress() : remote.getHostString();
         }
     }
@@ -208,9 +213,13 @@ public final class SluiceWebFilter implements WebFilter, Ordered {
     private static final class NettyRequest {
         private NettyRequest() {}
 
+        static boolean isNetty(Object nativeRequest) {
+            return nativeRequest instanceof Connection;
+        }
+
         /** The channel's remote address: the socket peer, which no forwarded-header support rewrites. */
         static SocketAddress peer(Object nativeRequest) {
-            return nativeRequest instanceof Connection connection ? connection.channel().remoteAddress() : null;
+            return ((Connection) nativeRequest).channel().remoteAddress();
         }
 
         /** The header lines as Netty received them; null if this is not a Reactor Netty request. */
