@@ -2,12 +2,16 @@ package dev.sluice.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.limiter.RateLimiters;
+import dev.sluice.limiter.spi.RateLimiterRuntime;
 import dev.sluice.spring.reactiveapp.ReactiveApp;
 import dev.sluice.spring.servletapp.ServletApp;
+import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -181,6 +185,29 @@ class EdgeAttacksBootTest {
             assertThat(Http.post(port(app), "/search?_m%65thod=GET", "text/plain", "").statusCode()).isEqualTo(429);
             assertThat(Http.post(port(app), "/search", form, "q=1&_method=GET").statusCode()).isEqualTo(429);
             assertThat(Http.post(port(app), "/search", form, "q=1").statusCode()).isNotEqualTo(429); // a plain POST
+        }
+    }
+
+    /** A store that never answers, as the application's own {@link RateLimiters}. */
+    @org.springframework.context.annotation.Configuration(proxyBeanMethods = false)
+    static class StoreDown {
+        @org.springframework.context.annotation.Bean
+        RateLimiters unreachable() {
+            return RateLimiterRuntime.create(request -> new CompletableFuture<>());
+        }
+    }
+
+    /** Bug: {@code failure-mode: deny} with the store down answered {@code 429 quota-exceeded}. */
+    @Test
+    void mvc_rateLimitedUnderDeny_storeDown_answers503TemporaryReducedCapacity() throws Exception {
+        try (ConfigurableApplicationContext app = new SpringApplicationBuilder(ServletApp.class, StoreDown.class)
+                .run(args("--sluice.policies.reports.decision-timeout=PT0.05S", "--sluice.policies.reports.max-retries=0"))) {
+            HttpResponse<String> r = Http.get(port(app), "/reports", "X-Test-User", "ann");
+            assertThat(r.statusCode()).isEqualTo(503);
+            assertThat(r.body()).startsWith("{\"type\":\"https://iana.org/assignments/http-problem-types"
+                    + "#temporary-reduced-capacity\",\"title\":\"Service Unavailable\",\"status\":503,");
+            assertThat(r.body()).contains("\"violated-policies\":[\"reports\"]").doesNotContain("exhausted");
+            assertThat(r.headers().firstValue("Retry-After")).hasValue("1");
         }
     }
 
