@@ -58,9 +58,10 @@ public interface ClientIdentityResolver {
     }
 
     /**
-     * The client address as {@code ip:<address>}: the direct peer, or, if the peer is one of
-     * {@code proxies}, what {@link TrustedProxies#clientAddress} makes of its {@code X-Forwarded-For}
-     * (the last {@value TrustedProxies#MAX_HOPS} header lines are read). An IPv6 address is grouped by
+     * The client address as {@code ip:<address>}: the direct peer ({@link HttpRequestView#getRemoteAddr()}, the
+     * address the server itself saw), or, if the peer is one of {@code proxies}, what
+     * {@link TrustedProxies#clientAddress(String, List, List)} makes of its {@code X-Forwarded-For} and
+     * {@code Forwarded} headers (the last {@value TrustedProxies#MAX_HOPS} lines of each are read). An IPv6 address is grouped by
      * its first {@code ipv6PrefixBits} bits ({@code ip:2001:db8:1:2:0:0:0:0/64}), because a single host is
      * commonly given a whole /64 and could otherwise take a new address, and a new budget, per request; an
      * IPv4 address (also one mapped into IPv6) stands for itself. A peer or forwarded entry that is not
@@ -78,20 +79,27 @@ public interface ClientIdentityResolver {
             if (remote == null) {
                 return "ip:" + TrustedProxies.UNKNOWN;
             }
+            List<String> forwardedFor = List.of();
             List<String> forwarded = List.of();
             if (proxies.isTrusted(remote)) {
-                ArrayDeque<String> last = new ArrayDeque<>();
-                Enumeration<String> values = request.getHeaders("X-Forwarded-For");
-                while (values != null && values.hasMoreElements()) {
-                    if (last.size() == TrustedProxies.MAX_HOPS) {
-                        last.removeFirst();
-                    }
-                    last.addLast(values.nextElement());
-                }
-                forwarded = new ArrayList<>(last);
+                forwardedFor = lastLines(request, "X-Forwarded-For");
+                forwarded = lastLines(request, "Forwarded");
             }
-            return "ip:" + TrustedProxies.grouped(proxies.clientAddress(remote, forwarded), ipv6PrefixBits);
+            return "ip:" + TrustedProxies.grouped(proxies.clientAddress(remote, forwardedFor, forwarded), ipv6PrefixBits);
         };
+    }
+
+    /** The last {@value TrustedProxies#MAX_HOPS} lines of a header. */
+    private static List<String> lastLines(HttpRequestView request, String header) {
+        ArrayDeque<String> last = new ArrayDeque<>();
+        Enumeration<String> values = request.getHeaders(header);
+        while (values != null && values.hasMoreElements()) {
+            if (last.size() == TrustedProxies.MAX_HOPS) {
+                last.removeFirst();
+            }
+            last.addLast(values.nextElement());
+        }
+        return new ArrayList<>(last);
     }
 
     /** The authenticated user ({@link HttpRequestView#getUserPrincipal()}) as {@code principal:<name>}; null if anonymous. */

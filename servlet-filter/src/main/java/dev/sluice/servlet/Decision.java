@@ -10,8 +10,11 @@ import dev.sluice.limiter.Lease;
  * @param lease the limiter's answer; null when none could be had ({@link Outcome#UNAVAILABLE})
  * @param outcome how the policy's part ended
  * @param shadow true if the policy was in shadow mode for this request
+ * @param permits the permits asked for (0 for a probe)
+ * @param refunded the permits given back after another policy refused, so the headers show what stands
  */
-record Decision(RateLimitPolicy policy, String partition, Lease lease, Outcome outcome, boolean shadow) {
+record Decision(RateLimitPolicy policy, String partition, Lease lease, Outcome outcome, boolean shadow, long permits,
+        long refunded) {
 
     /** How one policy's part in a request ended. */
     enum Outcome {
@@ -29,13 +32,22 @@ record Decision(RateLimitPolicy policy, String partition, Lease lease, Outcome o
         SKIPPED
     }
 
-    /** True if this decision makes an enforced refusal (429). */
+    /** True if this decision makes an enforced refusal about quota (429): the store said no. */
     boolean refuses() {
-        return !shadow && (outcome == Outcome.REFUSED || (outcome == Outcome.DEGRADED && !lease.isAcquired()));
+        return !shadow && outcome == Outcome.REFUSED;
     }
 
-    /** True if this decision leaves the request without an answer (503), unless something refused it. */
+    /**
+     * True if this decision refuses the request for want of a decision (503, unless a policy refused on
+     * quota): none could be had ({@code THROW}), or the failure mode refused ({@code DENY}). Neither is about
+     * the client's quota.
+     */
     boolean unavailable() {
-        return !shadow && outcome == Outcome.UNAVAILABLE;
+        return !shadow && (outcome == Outcome.UNAVAILABLE || (outcome == Outcome.DEGRADED && !lease.isAcquired()));
+    }
+
+    /** This decision after {@code permits} were given back. */
+    Decision refunded(long permits) {
+        return new Decision(policy, partition, lease, outcome, shadow, this.permits, permits);
     }
 }

@@ -138,7 +138,8 @@ public final class HttpRateLimiter implements AutoCloseable {
     private CompletableFuture<HttpDecision> decide(HttpRequestView request, Acquisition acquisition) {
         Objects.requireNonNull(request, "request");
         List<RateLimitFilterConfig.Applied> applied =
-                config.match(RequestMethods.of(request, config.strictMatching()), request.getPath());
+                config.match(RequestMethods.of(request, config.strictMatching(), config.overridesMatter()),
+                        request.getPath());
         if (applied.isEmpty()) {
             return CompletableFuture.completedFuture(HttpDecision.NOT_LIMITED);
         }
@@ -161,7 +162,7 @@ public final class HttpRateLimiter implements AutoCloseable {
                 String partition = Keys.sha256(identify(policy, request));
                 return acquisition.acquire(limiters.get(policy.name()), partition, stop ? 0 : a.cost())
                         .handle((lease, failure) -> {
-                            Decision d = decision(policy, partition, lease, failure, stop, shadow);
+                            Decision d = decision(policy, partition, lease, failure, stop, shadow, stop ? 0 : a.cost());
                             counters.get(policy.name()).count(d.outcome());
                             decisions.add(d);
                             return stop || d.refuses() || d.unavailable();
@@ -172,7 +173,7 @@ public final class HttpRateLimiter implements AutoCloseable {
     }
 
     private static Decision decision(RateLimitPolicy policy, String partition, Lease lease, Throwable failure,
-            boolean stopped, boolean shadow) {
+            boolean stopped, boolean shadow, long permits) {
         if (failure != null) {
             Throwable cause = failure instanceof CompletionException && failure.getCause() != null
                     ? failure.getCause() : failure;
@@ -182,23 +183,26 @@ public final class HttpRateLimiter implements AutoCloseable {
             } else {
                 LOG.log(Level.ERROR, "rate-limit decision for policy '" + policy.name() + "' failed", cause);
             }
-            return new Decision(policy, partition, null, Decision.Outcome.UNAVAILABLE, shadow);
+            return new Decision(policy, partition, null, Decision.Outcome.UNAVAILABLE, shadow, permits, 0);
         }
         Decision.Outcome outcome = lease.isDegraded() ? Decision.Outcome.DEGRADED
                 : lease.isAcquired() ? (stopped ? Decision.Outcome.SKIPPED : Decision.Outcome.GRANTED)
                 : shadow ? Decision.Outcome.SHADOW_REFUSED : Decision.Outcome.REFUSED;
-        return new Decision(policy, partition, lease, outcome, shadow);
+        return new Decision(policy, partition, lease, outcome, shadow, permits, 0);
     }
 
     /**
      * The answer the filters give to a request that {@code policy} refused with {@code lease}, for a
      * refusal decided elsewhere (such as a method-level limit): 429, the policy's headers, {@code Retry-After}
-     * and the same problem body.
+     * and the same problem body; or, when the lease is degraded (the store could not decide and failure mode
+     * {@code DENY} refused), 503 with the temporary-reduced-capacity body, since that refusal is not about
+     * quota.
      *
      * @param partition the hex SHA-256 of the identity the permits were asked under
+     * @param permits the permits that were asked for
      * @throws IllegalArgumentException if there is no such policy or the lease was granted
      */
-    public HttpDecision refusal(String policy, String partition, Lease lease) {
+    public HttpDecision refusal(String policy, String partition, Lease lease, long permits) {
         RateLimitPolicy p = config.policies().get(policy);
         if (p == null) {
             throw new IllegalArgumentException("no policy '" + policy + "'; defined policies: "
@@ -208,8 +212,13 @@ public final class HttpRateLimiter implements AutoCloseable {
             throw new IllegalArgumentException("lease of policy '" + policy + "' was granted, not refused");
         }
         Responses.Answer answer = new Responses.Answer();
-        Responses.tooManyRequests(answer, List.of(new Decision(p, partition, lease, Decision.Outcome.REFUSED, false)),
-                config);
+        if (lease.isDegraded()) {
+            Responses.unavailable(answer, List.of(new Decision(p, partition, lease, Decision.Outcome.DEGRADED, false,
+                    permits, 0)), config);
+        } else {
+            Responses.tooManyRequests(answer, List.of(new Decision(p, partition, lease, Decision.Outcome.REFUSED,
+                    false, permits, 0)), config);
+        }
         return HttpDecision.answer(answer);
     }
 
@@ -218,11 +227,11 @@ public final class HttpRateLimiter implements AutoCloseable {
         Responses.Answer answer = new Responses.Answer();
         boolean refused = decisions.stream().anyMatch(Decision::refuses);
         if (refused || decisions.stream().anyMatch(Decision::unavailable)) {
-            return refundAll(decisions).thenApply(refunded -> {
+            return refundAll(decisions).thenApply(after -> {
                 if (refused) {
-                    Responses.tooManyRequests(answer, decisions, config);
+                    Responses.tooManyRequests(answer, after, config);
                 } else {
-                    Responses.unavailable(answer, decisions, config);
+                    Responses.unavailable(answer, after, config);
                 }
                 return HttpDecision.answer(answer);
             });
@@ -241,22 +250,27 @@ public final class HttpRateLimiter implements AutoCloseable {
     /**
      * Gives back what the policies before the refusing one granted (a rate's permits, a concurrency lease), as
      * a chain does, before the client hears back: a refused request costs no policy anything. Completes within
-     * the slowest policy's decision timeout (no thread waits for it in {@link #decideAsync}); a refund that fails
-     * leaves its permits spent (stricter only).
+     * the slowest policy's decision timeout (no thread waits for it in {@link #decideAsync}) with the decisions
+     * as they stand after it, so a refunded policy's header shows its permits back; a refund that fails leaves
+     * its permits spent (stricter only), and its header as it was.
      */
-    private static CompletableFuture<Void> refundAll(List<Decision> decisions) {
-        List<CompletableFuture<Boolean>> refunds = new ArrayList<>();
+    private static CompletableFuture<List<Decision>> refundAll(List<Decision> decisions) {
+        List<CompletableFuture<Decision>> refunds = new ArrayList<>(decisions.size());
         for (Decision d : decisions) {
-            if (d.lease() != null) {
-                refunds.add(d.lease().refund());
+            if (d.lease() == null) {
+                refunds.add(CompletableFuture.completedFuture(d));
+                continue;
             }
+            refunds.add(d.lease().refund().handle((gaveBack, failure) -> {
+                if (failure != null) {
+                    LOG.log(Level.WARNING, "a refund failed; those permits stay spent: {0}", failure.toString());
+                    return d;
+                }
+                return Boolean.TRUE.equals(gaveBack) ? d.refunded(d.permits()) : d;
+            }));
         }
-        return CompletableFuture.allOf(refunds.toArray(CompletableFuture[]::new)).handle((done, failure) -> {
-            if (failure != null) {
-                LOG.log(Level.WARNING, "a refund failed; those permits stay spent: {0}", failure.toString());
-            }
-            return null;
-        });
+        return CompletableFuture.allOf(refunds.toArray(CompletableFuture[]::new))
+                .thenApply(done -> refunds.stream().map(CompletableFuture::join).toList());
     }
 
     /**

@@ -8,7 +8,13 @@ import java.util.Enumeration;
  * adapts a servlet request, the Spring Boot starter's WebFlux filter a reactive one. The methods have the
  * names and meanings of {@code jakarta.servlet.http.HttpServletRequest}'s, so a {@link ClientIdentityResolver}
  * written against a servlet request reads the same here, and this type needs no servlet API at run time.
- * Implementations never read the body.
+ * Implementations never read the body, except the form parameters {@link #getParameterValues} is asked for.
+ *
+ * <p>The peer address and the forwarding headers ({@code X-Forwarded-For}, {@code Forwarded}) are what the
+ * server itself received, before any forwarded-header support rewrote them (Spring's
+ * {@code ForwardedHeaderFilter} and {@code ForwardedHeaderTransformer}, Tomcat's {@code RemoteIpValve},
+ * Reactor Netty's forwarded mode): those believe proxies by rules of their own, while the rate limiter
+ * believes only its {@link TrustedProxies}.
  */
 public interface HttpRequestView {
 
@@ -21,14 +27,31 @@ public interface HttpRequestView {
     /** The first value of the header {@code name} (case-insensitive), or null. */
     String getHeader(String name);
 
-    /** Every value of the header {@code name} (case-insensitive), one per header line; empty if none. */
+    /**
+     * Every value of the header {@code name} (case-insensitive), one per header line; empty if none. For
+     * {@code X-Forwarded-For} and {@code Forwarded}, the lines the server received (see the class comment).
+     */
     Enumeration<String> getHeaders(String name);
 
     /** The raw (undecoded) query string, or null. */
     String getQueryString();
 
-    /** The address of the direct peer as an IP literal, or null if the server does not know it. */
+    /**
+     * The address of the direct peer, the socket's other end as the server saw it (see the class comment),
+     * as an IP literal; null if the server does not know it.
+     */
     String getRemoteAddr();
+
+    /**
+     * The decoded values of the request parameter {@code name} (names are matched after decoding, so
+     * {@code %5Fmethod} is {@code _method}), from the query string and, for a form body
+     * ({@code application/x-www-form-urlencoded}), from the form; null if there are none or this server does
+     * not tell. The rate limiter asks only for {@code _method}, and only of a {@code POST} on a configuration
+     * with a route that {@code POST} itself would not match.
+     */
+    default String[] getParameterValues(String name) {
+        return null;
+    }
 
     /** The authenticated user, or null if anonymous. */
     Principal getUserPrincipal();

@@ -31,6 +31,7 @@ final class PropertiesReader {
     private static final String ROUTES = "sluice.routes.";
     static final String API_KEY_HEADER = "sluice.client.api-key-header";
     static final String TRUSTED_PROXIES = "sluice.client.trusted-proxies";
+    static final String ALLOW_TRUST_ALL = TrustedProxies.ALLOW_EVERY_ADDRESS_PROPERTY;
     static final String IDENTITY = "sluice.client.identity";
     static final String IPV6_PREFIX = "sluice.client.ipv6-prefix";
     static final String STRICT_MATCHING = "sluice.strict-matching";
@@ -40,7 +41,7 @@ final class PropertiesReader {
     static final String LEGACY_HEADERS = "sluice.headers.legacy";
     static final String PROBLEM_TYPE = "sluice.problem.type";
     /** Every property outside {@code sluice.policies.} and {@code sluice.routes.}. */
-    static final List<String> TOP_LEVEL = List.of(IDENTITY, API_KEY_HEADER, TRUSTED_PROXIES, IPV6_PREFIX,
+    static final List<String> TOP_LEVEL = List.of(IDENTITY, API_KEY_HEADER, TRUSTED_PROXIES, ALLOW_TRUST_ALL, IPV6_PREFIX,
             STRICT_MATCHING, SHADOW, HEADERS, PARTITION_KEY, LEGACY_HEADERS, PROBLEM_TYPE);
 
     // A composite is no algorithm of its own here: a route names several policies instead.
@@ -88,6 +89,8 @@ final class PropertiesReader {
     static void read(Properties properties, RateLimitFilterConfig.Builder builder) {
         Map<String, Map<String, String>> policies = new TreeMap<>();
         Map<String, Map<String, String>> routes = new TreeMap<>(ROUTE_ORDER);
+        String proxies = null;
+        boolean allowTrustAll = false;
         for (String key : properties.stringPropertyNames()) {
             if (!key.startsWith(PREFIX)) {
                 continue;
@@ -96,7 +99,8 @@ final class PropertiesReader {
             switch (key) {
                 case IDENTITY -> builder.identityNames(identity(key, value));
                 case API_KEY_HEADER -> builder.apiKeyHeader(value.isEmpty() ? null : checkHeaderName(key, value));
-                case TRUSTED_PROXIES -> builder.trustedProxies(trustedProxies(key, value));
+                case TRUSTED_PROXIES -> proxies = value;
+                case ALLOW_TRUST_ALL -> allowTrustAll = bool(key, value);
                 case IPV6_PREFIX -> builder.ipv6Prefix((int) number(key, value, 1, 128));
                 case STRICT_MATCHING -> builder.strictMatching(bool(key, value));
                 case SHADOW -> builder.shadow(bool(key, value));
@@ -108,7 +112,9 @@ final class PropertiesReader {
                     if (key.startsWith(POLICIES)) {
                         group(policies, key, POLICIES, value, "sluice.policies.<name>.<setting>");
                     } else if (key.startsWith(ROUTES)) {
-                        group(routes, key, ROUTES, value, "sluice.routes.<id>.<setting>");
+                        // A pattern is checked as written: trimming would accept one that can never match.
+                        group(routes, key, ROUTES, key.endsWith(".pattern") ? properties.getProperty(key) : value,
+                                "sluice.routes.<id>.<setting>");
                     } else {
                         throw new IllegalArgumentException("unknown property " + key + "=" + quote(value)
                                 + "; expected sluice.policies.<name>.<setting>, sluice.routes.<id>.<setting> or one"
@@ -116,6 +122,9 @@ final class PropertiesReader {
                     }
                 }
             }
+        }
+        if (proxies != null) {
+            builder.trustedProxies(trustedProxies(TRUSTED_PROXIES, proxies, allowTrustAll));
         }
         Map<String, LimitSpec> limits = new LinkedHashMap<>();
         for (Map.Entry<String, Map<String, String>> e : policies.entrySet()) {
@@ -128,7 +137,10 @@ final class PropertiesReader {
         }
     }
 
-    /** Numeric ids in numeric order first, then the others alphabetically. */
+    /**
+     * Numeric ids in numeric order first, then the others alphabetically: the order errors are reported in.
+     * Routes are tried by specificity, whatever their ids.
+     */
     private static final Comparator<String> ROUTE_ORDER = (a, b) -> {
         boolean na = a.chars().allMatch(Character::isDigit) && a.length() < 10;
         boolean nb = b.chars().allMatch(Character::isDigit) && b.length() < 10;
@@ -335,7 +347,7 @@ final class PropertiesReader {
                 route = route.withMethods(Arrays.stream(methods.split(",")).map(String::strip).toArray(String[]::new));
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException("invalid property " + base + "methods=" + quote(methods)
-                        + "; expected a comma-separated list of HTTP methods such as GET,POST", e);
+                        + "; expected a comma-separated list of HTTP methods such as GET,POST: " + e.getMessage(), e);
             }
         }
         long maxCost = names.stream().mapToLong(n -> limits.get(n).limit()).min().orElseThrow();
@@ -370,12 +382,12 @@ final class PropertiesReader {
         return value;
     }
 
-    private static TrustedProxies trustedProxies(String key, String value) {
+    private static TrustedProxies trustedProxies(String key, String value, boolean allowTrustAll) {
         if (value.isEmpty()) {
             return TrustedProxies.none();
         }
         try {
-            return TrustedProxies.of(Arrays.stream(value.split(",")).map(String::strip).toList());
+            return TrustedProxies.of(Arrays.stream(value.split(",")).map(String::strip).toList(), allowTrustAll);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("invalid property " + key + "=" + quote(value) + "; " + e.getMessage(), e);
         }

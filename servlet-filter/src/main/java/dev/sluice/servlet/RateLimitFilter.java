@@ -31,8 +31,8 @@ import java.util.Properties;
  *
  * <p>For each request dispatched from the client ({@link DispatcherType#REQUEST}; forwards, includes,
  * async and error dispatches pass through), every {@link Route} that matches its method and path names
- * policies; each {@link RateLimitPolicy} applies at most once, with the cost of the first route that
- * names it, in route order. A request no route matches passes through without touching the store. Each
+ * policies; each {@link RateLimitPolicy} applies at most once, with the cost of the most specific route
+ * that names it (see {@link RateLimitFilterConfig}). A request no route matches passes through without touching the store. Each
  * policy identifies the client by its own identity or the filter's
  * ({@link RateLimitFilterConfig#identityResolver()}, by default the client address), hashed with
  * {@link Keys#sha256(String)}, and takes the cost from that client's budget:
@@ -43,8 +43,8 @@ import java.util.Properties;
  *       refusing policies, whole seconds, rounded up, at least 1) and a quota-exceeded problem body naming
  *       them;
  *   <li>no decision from the store: the policy's failure mode decides ({@code ALLOW} by default here),
- *       marked {@code RateLimit-Degraded: true}; under {@code THROW}, {@code 503} with a
- *       temporary-reduced-capacity problem body.
+ *       marked {@code RateLimit-Degraded: true}; under {@code THROW} or {@code DENY}, {@code 503} with a
+ *       temporary-reduced-capacity problem body, since that refusal is not about the client's quota.
  * </ul>
  * A route's policies are a chain ({@code RateLimiters.chain}): decided one after another, each on its own
  * key, and a refusal by a later policy refunds what the earlier ones granted before the 429 goes out, so a
@@ -75,6 +75,22 @@ public final class RateLimitFilter implements Filter {
 
     /** The servlet context attribute that may hold the {@link RateLimitFilterConfig} for the no-argument form. */
     public static final String CONFIG_ATTRIBUTE = RateLimitFilterConfig.class.getName();
+
+    /**
+     * The request attribute that, when set, holds the peer address (a {@code String}) as the connector saw it,
+     * for containers that rewrite {@code getRemoteAddr()} themselves before any filter runs (Tomcat's
+     * {@code RemoteIpValve}): a server component running before that rewrite records it (the Spring Boot
+     * starter registers such a valve on Tomcat). Clients cannot set request attributes.
+     */
+    public static final String PEER_ADDRESS_ATTRIBUTE = "dev.sluice.servlet.peer-address";
+
+    /**
+     * The request attribute that, when set with {@link #PEER_ADDRESS_ATTRIBUTE}, holds the
+     * {@code X-Forwarded-For} and {@code Forwarded} header lines as the connector received them: a
+     * {@code Map} from the lower-case header name to the {@code List} of its lines (a rewriting container
+     * trims what it consumed).
+     */
+    public static final String FORWARDING_HEADERS_ATTRIBUTE = "dev.sluice.servlet.forwarding-headers";
 
     private volatile HttpRateLimiter rateLimiter;
 

@@ -53,8 +53,10 @@ import java.util.Set;
  * </pre>
  *
  * <p>Every route that matches a request applies; each policy at most once per request, with the cost
- * of the first matching route that names it. Routes are tried in the order they were added (from
- * properties: in the order of their ids, numerically when numeric), and policies apply in that order.
+ * of the most specific matching route that names it. Routes are tried most specific first, whatever the
+ * order they were added in (or their ids): the longer literal part first (the pattern without its
+ * trailing {@code /*}), then an exact path before a prefix with the same literal part; two routes of equal
+ * specificity whose methods overlap fail {@link Builder#build()}. Policies apply in that order.
  */
 public final class RateLimitFilterConfig {
     /** The problem type of a 429 answer by default: draft-ietf-httpapi-ratelimit-headers' quota-exceeded. */
@@ -67,6 +69,7 @@ public final class RateLimitFilterConfig {
     private final Map<String, RateLimitPolicy> policies;
     private final List<Route> routes;
     private final List<String> routeBases;
+    private final boolean overridesMatter;
     private final ClientIdentityResolver identityResolver;
     private final ClientIdentityResolver addressResolver;
     private final TrustedProxies trustedProxies;
@@ -81,12 +84,15 @@ public final class RateLimitFilterConfig {
     private RateLimitFilterConfig(Builder b, Map<String, RateLimitPolicy> policies,
             ClientIdentityResolver identityResolver, ClientIdentityResolver addressResolver) {
         this.policies = Collections.unmodifiableMap(policies);
-        this.routes = List.copyOf(b.routes);
+        this.routes = ordered(b.routes, b.strictMatching);
         List<String> bases = new ArrayList<>();
+        boolean overridable = false;
         for (Route r : routes) {
-            bases.add(b.strictMatching ? r.base() : Paths.canonical(r.base()));
+            bases.add(base(r, b.strictMatching));
+            overridable |= !r.methods().isEmpty() && !r.methods().contains("POST");
         }
         this.routeBases = List.copyOf(bases);
+        this.overridesMatter = overridable;
         this.identityResolver = identityResolver;
         this.addressResolver = addressResolver;
         this.trustedProxies = b.trustedProxies;
@@ -116,7 +122,10 @@ public final class RateLimitFilterConfig {
     /** Policies by name, in the order they were added; each with its identity, if it has its own. */
     public Map<String, RateLimitPolicy> policies() { return policies; }
 
-    /** Routes in the order they are tried; every one that matches a request applies. */
+    /**
+     * Routes in the order they are tried, the most specific first (see {@link Builder#route(Route)}); every one
+     * that matches a request applies, and each policy with the cost of the first that names it.
+     */
     public List<Route> routes() { return routes; }
 
     /** Identifies clients for policies without an identity of their own; its identifiers are hashed before use. */
@@ -145,6 +154,52 @@ public final class RateLimitFilterConfig {
 
     /** The {@code type} member of 429 problem bodies. */
     public URI problemType() { return problemType; }
+
+    /**
+     * True if a {@code POST}'s method override could change which routes apply: matching is canonical and some
+     * route is limited to methods that do not include {@code POST}. Only then is the {@code _method} parameter
+     * read, a form body's included.
+     */
+    public boolean overridesMatter() { return overridesMatter && !strictMatching; }
+
+    /** The literal part of a route as it is compared: canonical, or as written under strict matching. */
+    private static String base(Route r, boolean strict) {
+        return strict ? r.base() : Paths.canonical(r.base());
+    }
+
+    /**
+     * The routes, most specific first: the longer literal part, then an exact path before a prefix; the order
+     * they were added never matters, so a broad route cannot shadow a narrow one's cost.
+     *
+     * @throws IllegalArgumentException for two routes of equal specificity whose methods overlap
+     */
+    private static List<Route> ordered(List<Route> added, boolean strict) {
+        List<Route> sorted = new ArrayList<>(added);
+        sorted.sort(java.util.Comparator.comparingInt((Route r) -> r.pattern().equals("/*") ? -1
+                : base(r, strict).length()).reversed().thenComparing(r -> r.pattern().endsWith("/*")));
+        for (int i = 1; i < sorted.size(); i++) {
+            for (int j = i - 1; j >= 0; j--) {
+                Route a = sorted.get(j);
+                Route b = sorted.get(i);
+                boolean samePlace = a.pattern().endsWith("/*") == b.pattern().endsWith("/*")
+                        && base(a, strict).equals(base(b, strict));
+                boolean overlap = a.methods().isEmpty() || b.methods().isEmpty()
+                        || a.methods().stream().anyMatch(b.methods()::contains);
+                if (samePlace && overlap) {
+                    throw new IllegalArgumentException("routes " + a.pattern() + " " + describe(a) + " and "
+                            + b.pattern() + " " + describe(b) + " match the same requests with equal specificity,"
+                            + " so neither order could be the right one; merge them into one route (one pattern,"
+                            + " several policies) or give them methods that do not overlap");
+                }
+            }
+        }
+        return List.copyOf(sorted);
+    }
+
+    private static String describe(Route r) {
+        return (r.methods().isEmpty() ? "(every method" : "(" + String.join(",", r.methods())) + ", policies "
+                + r.policies() + ", cost " + r.cost() + ")";
+    }
 
     /** The client address by this configuration's rules: the identity when another answers null. */
     ClientIdentityResolver addressResolver() { return addressResolver; }
@@ -225,7 +280,10 @@ public final class RateLimitFilterConfig {
             return policy(new RateLimitPolicy(name, spec, options));
         }
 
-        /** Adds a route after those already added; its policies must be added before {@link #build()}. */
+        /**
+         * Adds a route; its policies must be added before {@link #build()}. Routes are tried most specific first
+         * (see the class comment), not in the order they are added.
+         */
         public Builder route(Route route) {
             routes.add(Objects.requireNonNull(route, "route"));
             return this;
@@ -363,7 +421,8 @@ public final class RateLimitFilterConfig {
          * Builds the configuration.
          *
          * @throws IllegalArgumentException if a route names an unknown policy or costs more than the limit
-         *     of one of its policies, or an identity needs an API key header and none is set
+         *     of one of its policies, two routes match the same requests with equal specificity, or an
+         *     identity needs an API key header and none is set
          */
         public RateLimitFilterConfig build() {
             for (Route r : routes) {

@@ -15,29 +15,29 @@ import java.util.Map;
 
 /**
  * Writes the rate-limit answer of a request: the {@code RateLimit-Policy} and {@code RateLimit} fields
- * of draft-ietf-httpapi-ratelimit-headers-11, one item per policy that applied, the optional legacy trio,
- * {@code Retry-After}, and RFC 9457 problem bodies with the draft's problem types.
+ * of draft-ietf-httpapi-ratelimit-headers-10, one item per policy that applied, the optional legacy trio,
+ * {@code Retry-After}, and RFC 9457 problem bodies with the draft's problem types and its one extension
+ * member, {@code violated-policies}.
  *
  * <p>Every number of seconds is rounded up, so a client that waits as told is never early.
  *
- * <p>{@code t}, the effective window, is "the number of seconds within which the client can use no more
- * than the available quota" {@code r}. A decision knows {@code r} and how long until the limit is whole
- * again, which for most algorithms is later than the first moment more than {@code r} is available, so
- * {@code t} is worked out per algorithm from what the decision carries, and sent only where it is known:
+ * <p>{@code t} is the draft's reset parameter: "the number of seconds until additional quota associated with
+ * the quota policy is made available" (section 4.1.2). That is not the wait for this request's cost, which
+ * {@code Retry-After} gives: at cost 3 a token bucket's next refill comes before the third token. A decision
+ * carries {@code r}, the retry-after for its own permits and how long until the limit is whole again, so
+ * {@code t} is worked out per algorithm, and left out (it is optional) where the decision does not carry it:
  * <ul>
- *   <li>on a refusal, the policy's own retry-after, so {@code Retry-After} (the longest of them) is never
- *       earlier than the end of a refusing policy's effective window; none for concurrency, whose
- *       permits can come back at any moment;
  *   <li>fixed window: until the window ends;
- *   <li>sliding window: until the next segment boundary, the first moment a permit can return (it does
- *       if the oldest segment holds one);
  *   <li>token bucket: until the next refill ({@code resetAfter} less the whole periods still needed after
- *       it; one period for a full bucket, whose refills start when it is used);
+ *       it); none for a full bucket, to which nothing more arrives;
  *   <li>GCRA: until the next permit is earned ({@code resetAfter} less the emission intervals of the
- *       permits still missing after it; one interval when the burst is whole);
- *   <li>sliding log and sliding counter, on a grant: none. The moment the oldest logged permit leaves, or
- *       the previous window's weight drops a permit, is not part of the decision, and any positive
- *       {@code t} could be too long.
+ *       permits still missing after it); none when the burst is whole;
+ *   <li>sliding window, sliding log and sliding counter: on a refusal that lacked exactly one permit, its
+ *       retry-after (the moment that one permit comes back); otherwise none. When the oldest permit in the
+ *       window leaves (its segment, its log entry, the previous window's weight) is not part of the
+ *       decision, and the next segment boundary may return nothing: a guess could be too early;
+ *   <li>concurrency and composites: none (a release can come at any moment; a composite's smallest remaining
+ *       can grow with any component).
  * </ul>
  * A degraded decision (the store could not decide and the failure mode did) knows no remaining count:
  * its policy is listed in {@code RateLimit-Policy} and marked by {@code RateLimit-Degraded: true}, but has
@@ -92,31 +92,36 @@ final class Responses {
     }
 
     /**
-     * The effective window {@code t} of a granted decision, in milliseconds (see the class comment), or -1
-     * when it is not known. A refusal's is its retry-after ({@link #retryAfterSeconds}).
+     * The reset parameter {@code t} of a decision, in milliseconds: until more quota arrives (see the class
+     * comment), or -1 when it is not known.
+     *
+     * @param permits the permits the request asked for
+     * @param remaining what the policy has left (after a refund, if it had one)
      */
-    static long effectiveWindowMillis(LimitSpec spec, Lease lease) {
+    static long untilMoreQuotaMillis(LimitSpec spec, Lease lease, long permits, long remaining) {
         long reset = lease.resetAfter().toMillis();
-        long remaining = Math.max(0, lease.remaining());
+        long left = Math.max(0, lease.remaining());
         long t;
         if (spec instanceof LimitSpec.FixedWindow) {
             t = reset;
-        } else if (spec instanceof LimitSpec.SlidingWindow s) {
-            t = reset - (s.segmentsPerWindow() - 1L) * s.segmentMillis();
         } else if (spec instanceof LimitSpec.TokenBucket s) {
-            long period = s.replenishmentPeriodMillis();
             if (remaining >= s.tokenLimit()) {
-                return period;
+                return -1; // full: nothing more arrives until some is used
             }
-            long periods = (s.tokenLimit() - remaining + s.tokensPerPeriod() - 1) / s.tokensPerPeriod();
+            long period = s.replenishmentPeriodMillis();
+            long periods = (s.tokenLimit() - left + s.tokensPerPeriod() - 1) / s.tokensPerPeriod();
             t = reset - (periods - 1) * period;
         } else if (spec instanceof LimitSpec.Gcra s) {
             if (remaining >= s.burst()) {
-                return multiplyDivide(1, s.periodMillis(), s.permitsPerPeriod(), true);
+                return -1; // the whole burst: nothing more is earned until some is used
             }
-            t = reset - multiplyDivide(s.burst() - 1 - remaining, s.periodMillis(), s.permitsPerPeriod(), false);
+            t = reset - multiplyDivide(s.burst() - 1 - left, s.periodMillis(), s.permitsPerPeriod(), false);
+        } else if ((spec instanceof LimitSpec.SlidingWindow || spec instanceof LimitSpec.SlidingLog
+                || spec instanceof LimitSpec.SlidingCounter)
+                && !lease.isAcquired() && permits - left == 1 && lease.retryAfter().isPresent()) {
+            t = lease.retryAfter().get().toMillis(); // the moment the one missing permit returns
         } else {
-            return -1; // sliding log, sliding counter, concurrency
+            return -1; // the sliding algorithms otherwise, concurrency, composites
         }
         return t > 0 ? t : -1;
     }
@@ -164,15 +169,16 @@ final class Responses {
         if (lease == null || lease.isDegraded()) {
             return null;
         }
-        long t;
-        if (lease.isAcquired()) {
-            long millis = effectiveWindowMillis(d.policy().spec(), lease);
-            t = millis < 0 ? -1 : ceilSeconds(millis);
-        } else {
-            t = lease.retryAfter().isPresent() ? retryAfterSeconds(lease) : -1;
-        }
-        return sfString(d.policy().name()) + ";r=" + Math.max(0, lease.remaining()) + (t >= 0 ? ";t=" + t : "")
+        long millis = untilMoreQuotaMillis(d.policy().spec(), lease, d.permits(), remaining(d));
+        long t = millis < 0 ? -1 : ceilSeconds(millis);
+        return sfString(d.policy().name()) + ";r=" + remaining(d) + (t >= 0 ? ";t=" + t : "")
                 + (partitionKeys ? partitionKey(d) : "");
+    }
+
+    /** What the policy has left: the lease's remaining, plus what was given back after another policy refused. */
+    static long remaining(Decision d) {
+        long r = Math.max(0, d.lease().remaining());
+        return d.refunded() > 0 ? Math.min(d.lease().limit(), r + d.refunded()) : r;
     }
 
     /** Sets the rate-limit headers for the decisions of a request (granted or refused), unless switched off. */
@@ -189,7 +195,7 @@ final class Responses {
             String item = limitItem(d, cfg.partitionKeys());
             if (item != null) {
                 limits.add(item);
-                if (tightest == null || d.lease().remaining() < tightest.lease().remaining()) {
+                if (tightest == null || remaining(d) < remaining(tightest)) {
                     tightest = d;
                 }
             }
@@ -205,7 +211,7 @@ final class Responses {
         if (cfg.legacyHeaders() && tightest != null) {
             // One value each: the policy closest to exhaustion, as the draft suggests when only one is shown.
             response.setHeader("RateLimit-Limit", Long.toString(tightest.policy().spec().limit()));
-            response.setHeader("RateLimit-Remaining", Long.toString(Math.max(0, tightest.lease().remaining())));
+            response.setHeader("RateLimit-Remaining", Long.toString(remaining(tightest)));
             response.setHeader("RateLimit-Reset", Long.toString(ceilSeconds(tightest.lease().resetAfter())));
         }
     }
@@ -234,10 +240,13 @@ final class Responses {
         String detail = (violated.size() == 1 ? "The rate limit of policy " + quoted(violated) + " is exhausted"
                 : "The rate limits of policies " + quoted(violated) + " are exhausted")
                 + "; retry after " + retryAfter + (retryAfter == 1 ? " second." : " seconds.");
-        problem(response, cfg.problemType(), 429, "Too Many Requests", detail, violated, retryAfter);
+        problem(response, cfg.problemType(), 429, "Too Many Requests", detail, violated);
     }
 
-    /** Answers {@code 503 Service Unavailable} when a policy under failure mode THROW got no decision. */
+    /**
+     * Answers {@code 503 Service Unavailable} when a policy got no decision and its failure mode did not let the
+     * request through ({@code THROW}, or {@code DENY}): the refusal is about the store, not the client's quota.
+     */
     static void unavailable(Answer response, List<Decision> decisions, RateLimitFilterConfig cfg) {
         List<String> violated = new ArrayList<>();
         for (Decision d : decisions) {
@@ -250,7 +259,7 @@ final class Responses {
         response.setHeader("Retry-After", "1");
         problem(response, RateLimitFilterConfig.TEMPORARY_REDUCED_CAPACITY, 503, "Service Unavailable",
                 "No rate-limit decision could be made for " + (violated.size() == 1 ? "policy " : "policies ")
-                        + quoted(violated) + "; try again shortly.", violated, 1);
+                        + quoted(violated) + "; try again shortly.", violated);
     }
 
     private static String quoted(List<String> names) {
@@ -259,15 +268,15 @@ final class Responses {
         return String.join(", ", q);
     }
 
+    /** The problem body: RFC 9457 members and the draft's {@code violated-policies}, nothing else. */
     private static void problem(Answer response, URI type, int status, String title, String detail,
-            List<String> violated, long retryAfter) {
+            List<String> violated) {
         StringBuilder policies = new StringBuilder("[");
         for (String name : violated) {
             policies.append(policies.length() > 1 ? "," : "").append(json(name));
         }
         String body = "{\"type\":" + json(type.toString()) + ",\"title\":" + json(title) + ",\"status\":" + status
-                + ",\"detail\":" + json(detail) + ",\"violated-policies\":" + policies.append(']')
-                + ",\"retryAfter\":" + retryAfter + "}";
+                + ",\"detail\":" + json(detail) + ",\"violated-policies\":" + policies.append(']') + "}";
         response.setHeader("Cache-Control", "no-store");
         response.body = body.getBytes(StandardCharsets.UTF_8);
         response.detail = detail;

@@ -123,31 +123,58 @@ public record Route(String pattern, Set<String> methods, List<String> policies, 
         return pattern.endsWith("/*") ? pattern.substring(0, pattern.length() - 2) : pattern;
     }
 
+    /**
+     * Methods a route may name: those of the IANA HTTP Method Registry that servers route (RFC 9110, PATCH,
+     * WebDAV). Any other name is almost surely a typo ({@code GETT}), and a route naming it would never apply.
+     */
+    static final Set<String> KNOWN_METHODS = Set.of("GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS",
+            "TRACE", "PATCH", "QUERY", "PROPFIND", "PROPPATCH", "MKCOL", "COPY", "MOVE", "LOCK", "UNLOCK", "REPORT",
+            "SEARCH", "MKCALENDAR", "ACL", "BIND", "UNBIND", "REBIND", "MERGE", "CHECKOUT", "CHECKIN", "UNCHECKOUT",
+            "VERSION-CONTROL", "MKWORKSPACE", "UPDATE", "LABEL", "BASELINE-CONTROL", "MKACTIVITY", "ORDERPATCH",
+            "MKREDIRECTREF", "UPDATEREDIRECTREF");
+
+    /**
+     * The pattern rules, each for a pattern that could never match a request path as the container
+     * decodes it.
+     */
     private static void checkPattern(String pattern) {
         Objects.requireNonNull(pattern, "pattern");
+        String rule = null;
         int star = pattern.indexOf('*');
-        boolean ok = pattern.startsWith("/") && (star < 0 || (star == pattern.length() - 1 && pattern.endsWith("/*")));
-        for (int i = 0; ok && i < pattern.length(); i++) {
-            char c = pattern.charAt(i);
-            ok = c > 0x20 && c < 0x7F;
+        if (!pattern.startsWith("/") || (star >= 0 && (star != pattern.length() - 1 || !pattern.endsWith("/*")))) {
+            rule = "an exact path starting with '/' or a prefix ending in '/*' (e.g. /login, /api/*), with no other"
+                    + " '*'";
         }
-        if (!ok) {
-            throw new IllegalArgumentException("route pattern must be an exact path starting with '/' or a prefix"
-                    + " ending in '/*' (e.g. /login, /api/*), without spaces or control characters, was '"
-                    + pattern + "'");
+        for (int i = 0; rule == null && i < pattern.length(); i++) {
+            char c = pattern.charAt(i);
+            if (c <= 0x20 || c >= 0x7F) {
+                rule = "printable ASCII without spaces or control characters: the container decodes the path, so"
+                        + " write a letter as itself";
+            } else if (c == '{' || c == '}') {
+                rule = "a literal path: templates such as {id} are not expanded; use a prefix such as /api/users/*";
+            } else if (c == '?') {
+                rule = "a path without a query: the query is not part of the path compared";
+            } else if (c == '#') {
+                rule = "a path without a fragment: a fragment never reaches the server";
+            } else if (c == '%') {
+                rule = "a decoded path: the container decodes %xx before the comparison, so write the character"
+                        + " itself";
+            } else if (c == ';') {
+                rule = "a path without path parameters: ';...' is dropped from request paths before the comparison";
+            }
+        }
+        if (rule != null) {
+            throw new IllegalArgumentException("route pattern must be " + rule + ", was '" + pattern + "'");
         }
     }
 
     private static String checkMethod(String method) {
         Objects.requireNonNull(method, "method");
-        boolean ok = !method.isEmpty();
-        for (int i = 0; ok && i < method.length(); i++) {
-            char c = method.charAt(i);
-            ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '-' || c == '_';
+        String m = method.strip().toUpperCase(Locale.ROOT);
+        if (!KNOWN_METHODS.contains(m)) {
+            throw new IllegalArgumentException("HTTP method must be one of the registered methods a server routes ("
+                    + String.join(", ", new TreeSet<>(KNOWN_METHODS)) + "), was '" + method + "'");
         }
-        if (!ok) {
-            throw new IllegalArgumentException("HTTP method must be letters (e.g. GET, POST), was '" + method + "'");
-        }
-        return method.toUpperCase(Locale.ROOT);
+        return m;
     }
 }

@@ -2,6 +2,7 @@ package dev.sluice.servlet;
 
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
@@ -9,14 +10,21 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * The reverse proxies whose {@code X-Forwarded-For} header is believed. Immutable and thread-safe.
+ * The reverse proxies whose {@code X-Forwarded-For} and {@code Forwarded} (RFC 7239) headers are believed.
+ * Immutable and thread-safe.
  *
  * <p>Entries are IP literals ({@code 10.0.0.7}, {@code ::1}) or CIDR ranges ({@code 10.0.0.0/8},
- * {@code fd00::/8}); host names are refused, so nothing here ever does a DNS lookup. The client address
- * of a request is its direct peer unless that peer is trusted; then it is the right-most
- * {@code X-Forwarded-For} entry that is not itself a trusted proxy, since every entry to its left could
- * have been written by the client. Reading the header is bounded whatever its size (see
- * {@link #clientAddress}).
+ * {@code fd00::/8}); host names are refused, so nothing here ever does a DNS lookup. A range that covers
+ * every address ({@code 0.0.0.0/0}, {@code ::/0}) is refused unless explicitly allowed
+ * ({@link #of(Collection, boolean)}): it makes every peer a proxy, so every client could choose its own
+ * address. The client address of a request is its direct peer unless that peer is trusted; then it is the
+ * right-most forwarded entry that is not itself a trusted proxy, since every entry to its left could have
+ * been written by the client. Reading the headers is bounded whatever their size (see
+ * {@link #clientAddress(String, List, List)}).
+ *
+ * <p>A trusted proxy vouches only for the header it appends to. When a request carries both headers, one of
+ * them was written by the client, and nothing in the request tells which; if they name different clients,
+ * the trusted peer itself is taken as the client, so neither header can be forged into a fresh budget.
  */
 public final class TrustedProxies {
     private static final TrustedProxies NONE = new TrustedProxies(List.of(), List.of());
@@ -37,7 +45,8 @@ public final class TrustedProxies {
     /**
      * Trusts the given addresses and CIDR ranges.
      *
-     * @throws IllegalArgumentException naming an entry that is not an IP literal or a valid CIDR range
+     * @throws IllegalArgumentException naming an entry that is not an IP literal or a valid CIDR range, or a
+     *     range that covers every address
      */
     public static TrustedProxies of(String... addressesOrRanges) {
         return of(Arrays.asList(addressesOrRanges));
@@ -45,13 +54,32 @@ public final class TrustedProxies {
 
     /** As {@link #of(String...)}. */
     public static TrustedProxies of(Collection<String> addressesOrRanges) {
+        return of(addressesOrRanges, false);
+    }
+
+    /**
+     * Trusts the given addresses and CIDR ranges; {@code allowEveryAddress} also accepts a range that covers
+     * every address ({@code 0.0.0.0/0}, {@code ::/0}), for a server that only proxies you run can reach.
+     *
+     * @throws IllegalArgumentException naming an entry that is not an IP literal or a valid CIDR range, or a
+     *     range that covers every address when {@code allowEveryAddress} is false
+     */
+    public static TrustedProxies of(Collection<String> addressesOrRanges, boolean allowEveryAddress) {
         Objects.requireNonNull(addressesOrRanges, "addressesOrRanges");
         List<String> entries = new ArrayList<>();
         List<Range> ranges = new ArrayList<>();
         for (String entry : addressesOrRanges) {
             Objects.requireNonNull(entry, "trusted proxy");
             String e = entry.strip();
-            ranges.add(Range.parse(e));
+            Range range = Range.parse(e);
+            if (range.prefixBits() == 0 && !allowEveryAddress) {
+                throw new IllegalArgumentException("trusted proxy range '" + e + "' covers every address, so every"
+                        + " client could choose its own address in X-Forwarded-For or Forwarded; list the addresses"
+                        + " or ranges of your proxies instead (e.g. 10.0.0.0/8), or, if only your proxies can reach"
+                        + " this server, allow it explicitly (" + ALLOW_EVERY_ADDRESS_PROPERTY + "=true, or"
+                        + " TrustedProxies.of(ranges, true))");
+            }
+            ranges.add(range);
             entries.add(e);
         }
         return entries.isEmpty() ? NONE : new TrustedProxies(List.copyOf(entries), List.copyOf(ranges));
@@ -66,28 +94,39 @@ public final class TrustedProxies {
         return bytes != null && isTrusted(bytes);
     }
 
+    /** As {@link #clientAddress(String, List, List)} with no {@code Forwarded} header. */
+    public String clientAddress(String remoteAddress, List<String> forwardedFor) {
+        return clientAddress(remoteAddress, forwardedFor, List.of());
+    }
+
     /**
-     * The client's address: {@code remoteAddress} unless it is trusted, else the right-most entry of the
-     * {@code X-Forwarded-For} values that is not trusted (or the left-most examined, if all are), in its
-     * canonical form. Also:
+     * The client's address: {@code remoteAddress} unless it is trusted, else the right-most forwarded entry
+     * that is not trusted (or the left-most examined, if all are), in its canonical form. The entries are
+     * those of {@code X-Forwarded-For}, or the {@code for} parameters of RFC 7239 {@code Forwarded}; when
+     * both headers are present and name different clients, {@code remoteAddress} (see the class comment).
+     * Also:
      * <ul>
      *   <li>an address that is not an IP literal (a Unix socket path, a host name, garbage) is
      *       {@value #UNKNOWN}, one shared identity, so it cannot be varied to escape a budget;
-     *   <li>a forwarded entry that is not an IP literal ({@code unknown}, an obfuscated {@code _hidden},
-     *       anything longer than {@value #MAX_HOP_LENGTH} characters) stops the walk: the trusted proxy
-     *       that wrote it is taken as the client, since nothing it reports can be believed;
+     *   <li>a forwarded entry that is not an IP literal ({@code unknown}, an obfuscated {@code _hidden}, a
+     *       {@code Forwarded} element without {@code for}, anything longer than {@value #MAX_HOP_LENGTH}
+     *       characters) stops the walk: the trusted proxy that wrote it is taken as the client, since nothing
+     *       it reports can be believed;
      *   <li>at most {@value #MAX_HOPS} entries are examined, from the right; if all of them are trusted,
      *       the left-most of those is the client.
      * </ul>
-     * The values are scanned from the end without splitting them, so neither time nor memory grows with
-     * anything but the header's length, whatever the client put to the left.
+     * {@code X-Forwarded-For} is scanned from the end without splitting it, and {@code Forwarded} keeps only
+     * its last {@value #MAX_HOPS} entries, so neither time nor memory grows with anything but the headers'
+     * length, whatever the client put to the left.
      *
      * @param remoteAddress the direct peer's address
      * @param forwardedFor the {@code X-Forwarded-For} header values, in order; may be empty
+     * @param forwarded the {@code Forwarded} header values, in order; may be empty
      */
-    public String clientAddress(String remoteAddress, List<String> forwardedFor) {
+    public String clientAddress(String remoteAddress, List<String> forwardedFor, List<String> forwarded) {
         Objects.requireNonNull(remoteAddress, "remoteAddress");
         Objects.requireNonNull(forwardedFor, "forwardedFor");
+        Objects.requireNonNull(forwarded, "forwarded");
         byte[] peer = parseLiteral(remoteAddress);
         if (peer == null) {
             return UNKNOWN;
@@ -96,9 +135,34 @@ public final class TrustedProxies {
         if (!isTrusted(peer)) {
             return reporter;
         }
+        boolean xff = hasEntry(forwardedFor);
+        boolean rfc = hasEntry(forwarded);
+        if (xff && rfc) {
+            String one = walkForwardedFor(reporter, forwardedFor);
+            String other = walk(reporter, forwardedHops(forwarded));
+            return one.equals(other) ? one : reporter;
+        }
+        return rfc ? walk(reporter, forwardedHops(forwarded)) : walkForwardedFor(reporter, forwardedFor);
+    }
+
+    private static boolean hasEntry(List<String> values) {
+        for (String v : values) {
+            Objects.requireNonNull(v, "forwarded header value");
+            for (int i = 0; i < v.length(); i++) {
+                char c = v.charAt(i);
+                if (c > ' ' && c != ',') {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /** The walk over {@code X-Forwarded-For}, scanned from the end of the last line. */
+    private String walkForwardedFor(String reporter, List<String> forwardedFor) {
         int examined = 0;
         for (int v = forwardedFor.size() - 1; v >= 0; v--) {
-            String value = Objects.requireNonNull(forwardedFor.get(v), "forwardedFor value");
+            String value = forwardedFor.get(v);
             int end = value.length();
             while (end >= 0) {
                 int comma = value.lastIndexOf(',', end - 1);
@@ -130,6 +194,91 @@ public final class TrustedProxies {
         return reporter;
     }
 
+    /** The walk over hops listed right to left ({@code null}: an entry that names no address). */
+    private String walk(String reporter, List<String> hopsFromRight) {
+        for (String h : hopsFromRight) {
+            byte[] hop = h == null || h.length() > MAX_HOP_LENGTH ? null : parseLiteral(stripPort(h));
+            if (hop == null) {
+                return reporter;
+            }
+            reporter = text(hop);
+            if (!isTrusted(hop)) {
+                return reporter;
+            }
+        }
+        return reporter;
+    }
+
+    /**
+     * The {@code for} values of the last {@value #MAX_HOPS} elements of RFC 7239 {@code Forwarded} values,
+     * right to left, unquoted; {@code null} for an element without {@code for}, or one too long to be an
+     * address. The scan is linear in the values and keeps at most {@value #MAX_HOPS} entries.
+     */
+    static List<String> forwardedHops(List<String> forwarded) {
+        ArrayDeque<String> hops = new ArrayDeque<>();
+        for (String value : forwarded) {
+            int i = 0;
+            int n = value.length();
+            while (i <= n) {
+                String node = null;
+                boolean any = false;
+                while (i < n && value.charAt(i) != ',') { // one element: pairs separated by ';'
+                    while (i < n && (value.charAt(i) <= ' ' || value.charAt(i) == ';')) {
+                        i++;
+                    }
+                    int nameFrom = i;
+                    while (i < n && value.charAt(i) != '=' && value.charAt(i) != ';' && value.charAt(i) != ',') {
+                        i++;
+                    }
+                    String name = value.substring(nameFrom, i).strip();
+                    String pairValue = "";
+                    if (i < n && value.charAt(i) == '=') {
+                        i++;
+                        StringBuilder v = new StringBuilder();
+                        if (i < n && value.charAt(i) == '"') {
+                            i++;
+                            while (i < n && value.charAt(i) != '"') {
+                                char c = value.charAt(i) == '\\' && i + 1 < n ? value.charAt(++i) : value.charAt(i);
+                                if (v.length() <= MAX_HOP_LENGTH) {
+                                    v.append(c);
+                                }
+                                i++;
+                            }
+                            i++; // the closing quote
+                        } else {
+                            while (i < n && value.charAt(i) != ';' && value.charAt(i) != ',') {
+                                if (v.length() <= MAX_HOP_LENGTH) {
+                                    v.append(value.charAt(i));
+                                }
+                                i++;
+                            }
+                        }
+                        pairValue = v.toString().strip();
+                    }
+                    if (!name.isEmpty()) {
+                        any = true;
+                        if (name.equalsIgnoreCase("for") && node == null) {
+                            node = pairValue;
+                        }
+                    }
+                    while (i < n && value.charAt(i) != ';' && value.charAt(i) != ',') {
+                        i++; // garbage after a quoted value
+                    }
+                }
+                if (any) {
+                    if (hops.size() == MAX_HOPS) {
+                        hops.removeFirst();
+                    }
+                    hops.addLast(node == null ? "" : node);
+                }
+                i++; // the comma
+            }
+        }
+        List<String> fromRight = new ArrayList<>(hops.size());
+        hops.descendingIterator().forEachRemaining(h -> fromRight.add(h.isEmpty() ? null : h));
+        return fromRight;
+    }
+
     /**
      * {@code address} (canonical, as {@link #clientAddress} answers) with an IPv6 address cut to its first
      * {@code ipv6PrefixBits} bits, as {@code <network>/<bits>}; IPv4 and {@value #UNKNOWN} as they are.
@@ -147,6 +296,9 @@ public final class TrustedProxies {
 
     /** The identity of every address that is not an IP literal. */
     static final String UNKNOWN = "unknown";
+
+    /** The property that allows a range covering every address, named in the error that refuses one. */
+    static final String ALLOW_EVERY_ADDRESS_PROPERTY = "sluice.client.allow-trust-all";
 
     /** Forwarded entries examined at most, from the right. */
     static final int MAX_HOPS = 64;

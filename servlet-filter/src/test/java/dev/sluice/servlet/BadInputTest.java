@@ -137,16 +137,12 @@ final class BadInputTest {
 
     @Test
     void missingOrInvalidRemoteAddress_oneSharedBudget() throws Exception {
-        List<String> remotes = new ArrayList<>(java.util.Arrays.asList(null, "", "not-an-address", "/run/app.sock"));
-        Filter before = (request, response, chain) -> chain.doFilter(new HttpServletRequestWrapper(
-                (HttpServletRequest) request) {
-            private final String remote = remotes.isEmpty() ? null : remotes.remove(0);
-
-            @Override
-            public String getRemoteAddr() {
-                return remote;
-            }
-        }, response);
+        // As a server component that recorded the connector's peer would (a Unix socket has no IP address).
+        List<String> remotes = new ArrayList<>(List.of("", "not-an-address", "/run/app.sock", "[::1"));
+        Filter before = (request, response, chain) -> {
+            request.setAttribute(RateLimitFilter.PEER_ADDRESS_ATTRIBUTE, remotes.remove(0));
+            chain.doFilter(request, response);
+        };
         serve(RateLimitFilterConfig.builder().policy("p", LimitSpec.fixedWindow(1, Duration.ofMinutes(1)))
                 .route("/*", "p").trustedProxies("10.0.0.0/8"), before);
 

@@ -21,9 +21,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The headers of draft-ietf-httpapi-ratelimit-headers-11 on a real Jetty: {@code t} is the effective
- * window of each algorithm (the README's table), a refusal's {@code t} is its retry-after so
- * {@code Retry-After} is never earlier, {@code qu} for concurrency, {@code pk} hashed, and a switch.
+ * The headers of draft-ietf-httpapi-ratelimit-headers-10 on a real Jetty: {@code t} is the time until more
+ * quota arrives for each algorithm (the README's table), never the wait for the request's own cost, which is
+ * {@code Retry-After}'s, {@code qu} for concurrency, {@code pk} hashed, and a switch.
  * The clock starts on a minute boundary, so every window starts with it.
  */
 final class HeadersTest {
@@ -59,12 +59,12 @@ final class HeadersTest {
     }
 
     @Test
-    void slidingWindow_untilTheNextSegmentBoundary_refusalUntilItsRetry() throws Exception {
+    void slidingWindow_grantWithoutT_refusalUntilItsRetry() throws Exception {
         serve(LimitSpec.slidingWindow(2, Duration.ofMinutes(1), 6));
 
-        assertEquals("\"p\";r=1;t=10", rateLimit());
+        assertEquals("\"p\";r=1", rateLimit()); // the next boundary (10 s) returns nothing: no guess
         clock.advance(Duration.ofMillis(3_500));
-        assertEquals("\"p\";r=0;t=7", rateLimit());
+        assertEquals("\"p\";r=0", rateLimit());
         assertEquals("\"p\";r=0;t=57 | 57", refusal()); // the first segment's permit returns at 60 s
     }
 
@@ -106,6 +106,21 @@ final class HeadersTest {
         assertEquals("\"p\";r=0;t=3", rateLimit());
         clock.advance(Duration.ofMillis(500));
         assertEquals("\"p\";r=0;t=3 | 3", refusal()); // 2.5 s, rounded up
+    }
+
+    /**
+     * Bug: at cost 3 the refusal's {@code t} was the wait for 3 tokens (6 s, as {@code Retry-After}), while the
+     * draft's {@code t} is the time until more quota arrives: the next token, in 2 s.
+     */
+    @Test
+    void tokenBucket_costAboveOne_refusalTIsTheNextRefill_retryAfterTheWaitForTheCost() throws Exception {
+        serve(RateLimitFilterConfig.builder().policy("p", LimitSpec.tokenBucket(3, 1, Duration.ofSeconds(2)))
+                .route(Route.of("/*", "p").withCost(3)).build());
+
+        assertEquals("\"p\";r=0;t=2", rateLimit());
+        assertEquals("\"p\";r=0;t=2 | 6", refusal());
+        clock.advance(Duration.ofMillis(2_500));
+        assertEquals("\"p\";r=1;t=2 | 4", refusal()); // one token back; the next in 1.5 s
     }
 
     @Test
@@ -200,15 +215,17 @@ final class HeadersTest {
 
     /** The cases no request shows on its own: a full bucket, a whole burst, nothing known. */
     @Test
-    void effectiveWindow_edges() {
-        assertEquals(3_000, Responses.effectiveWindowMillis(LimitSpec.tokenBucket(10, 2, Duration.ofSeconds(3)),
-                lease(10, 0)));
-        assertEquals(6_000, Responses.effectiveWindowMillis(LimitSpec.gcra(10, Duration.ofMinutes(1), 5), lease(5, 0)));
-        assertEquals(-1, Responses.effectiveWindowMillis(LimitSpec.fixedWindow(10, Duration.ofMinutes(1)), lease(10, 0)));
-        assertEquals(-1, Responses.effectiveWindowMillis(LimitSpec.slidingWindow(10, Duration.ofMinutes(1), 6),
-                lease(10, 0)));
-        assertEquals(-1, Responses.effectiveWindowMillis(LimitSpec.slidingLog(10, Duration.ofMinutes(1)), lease(3, 9)));
-        assertEquals(-1, Responses.effectiveWindowMillis(LimitSpec.concurrency(10), lease(3, 9)));
+    void untilMoreQuota_edges() {
+        assertEquals(-1, Responses.untilMoreQuotaMillis(LimitSpec.tokenBucket(10, 2, Duration.ofSeconds(3)),
+                lease(10, 0), 1, 10));
+        assertEquals(-1, Responses.untilMoreQuotaMillis(LimitSpec.gcra(10, Duration.ofMinutes(1), 5), lease(5, 0), 1, 5));
+        assertEquals(-1, Responses.untilMoreQuotaMillis(LimitSpec.fixedWindow(10, Duration.ofMinutes(1)), lease(10, 0),
+                1, 10));
+        assertEquals(-1, Responses.untilMoreQuotaMillis(LimitSpec.slidingWindow(10, Duration.ofMinutes(1), 6),
+                lease(10, 0), 1, 10));
+        assertEquals(-1, Responses.untilMoreQuotaMillis(LimitSpec.slidingLog(10, Duration.ofMinutes(1)), lease(3, 9),
+                1, 3));
+        assertEquals(-1, Responses.untilMoreQuotaMillis(LimitSpec.concurrency(10), lease(3, 9), 1, 3));
     }
 
     /** A granted lease as a probe would answer it: {@code remaining} left, {@code resetMillis} to full. */

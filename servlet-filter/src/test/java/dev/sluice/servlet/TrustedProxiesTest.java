@@ -104,4 +104,35 @@ final class TrustedProxiesTest {
         assertEquals("203.0.113.7", TrustedProxies.grouped("203.0.113.7", 64));
         assertEquals("unknown", TrustedProxies.grouped("unknown", 64));
     }
+
+    @Test
+    void forwardedHops_rfc7239_quotedPortsAndBracketsElementsWithoutForRightToLeft() {
+        assertEquals(java.util.Arrays.asList("10.0.0.2", null, "[2001:db8:cafe::17]:4711", "192.0.2.60"),
+                TrustedProxies.forwardedHops(List.of("for=192.0.2.60;proto=http;by=203.0.113.43, For=\"[2001:db8:cafe::17]:4711\"",
+                        "proto=https;by=10.0.0.1, for=\"10.0.0.2\";host=\"a,b;c\"")));
+        assertEquals(List.of(), TrustedProxies.forwardedHops(List.of(" , ,", "")));
+    }
+
+    @Test
+    void clientAddress_forwarded_rightMostUntrusted_obfuscatedStopsTheWalk() {
+        assertEquals("5.6.7.8", proxies.clientAddress("10.0.0.1", List.of(),
+                List.of("for=1.1.1.1, for=\"5.6.7.8:443\", for=10.0.0.2")));
+        assertEquals("10.0.0.2", proxies.clientAddress("10.0.0.1", List.of(), List.of("for=1.1.1.1, for=_hidden, for=10.0.0.2")));
+        assertEquals("10.0.0.1", proxies.clientAddress("10.0.0.1", List.of(), List.of("for=1.1.1.1, by=10.0.0.9")));
+        assertEquals("1.2.3.4", proxies.clientAddress("1.2.3.4", List.of(), List.of("for=9.9.9.9")));
+    }
+
+    @Test
+    void clientAddress_bothHeaders_agreeingTheClient_disagreeingThePeer() {
+        assertEquals("5.6.7.8", proxies.clientAddress("10.0.0.1", List.of("5.6.7.8"), List.of("for=5.6.7.8")));
+        assertEquals("10.0.0.1", proxies.clientAddress("10.0.0.1", List.of("5.6.7.8"), List.of("for=9.9.9.9")));
+    }
+
+    @Test
+    void of_refusesRangesCoveringEveryAddress_unlessAllowed() {
+        assertThrows(IllegalArgumentException.class, () -> TrustedProxies.of("0.0.0.0/0"));
+        assertThrows(IllegalArgumentException.class, () -> TrustedProxies.of("10.0.0.0/8", "::/0"));
+        assertTrue(TrustedProxies.of(List.of("0.0.0.0/0"), true).isTrusted("203.0.113.7"));
+        assertTrue(TrustedProxies.of("0.0.0.0/1").isTrusted("10.0.0.1")); // half of them is a choice, not a slip
+    }
 }

@@ -37,9 +37,7 @@ public class RateLimitExceededException extends ErrorResponseException {
         ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.TOO_MANY_REQUESTS, answer.detail());
         problem.setType(problemType);
         problem.setTitle("Too Many Requests");
-        problem.setProperty("violated-policies", List.of(policy));
-        answer.headers().stream().filter(h -> h.getKey().equals("Retry-After")).findFirst()
-                .ifPresent(h -> problem.setProperty("retryAfter", Long.parseLong(h.getValue())));
+        problem.setProperty("violated-policies", List.of(policy)); // the draft's one member; Retry-After says when
         return problem;
     }
 

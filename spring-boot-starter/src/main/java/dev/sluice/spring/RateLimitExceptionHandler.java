@@ -11,8 +11,9 @@ import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
 
 /**
- * Answers {@link RateLimitExceededException} in Spring MVC and WebFlux controllers exactly as the HTTP
- * filters answer a refusal: 429, the rate-limit headers, {@code Retry-After} and the problem body. Ordered
+ * Answers {@link RateLimitExceededException} (429) and {@link RateLimitUnavailableException} (503) in Spring MVC
+ * and WebFlux controllers exactly as the HTTP filters answer them: the status, the rate-limit headers,
+ * {@code Retry-After} and the problem body. Ordered
  * before the application's advice of default order, so a catch-all handler does not turn it into a 500; an
  * application that wants to answer it itself declares a handler of higher precedence.
  */
@@ -22,7 +23,16 @@ public class RateLimitExceptionHandler {
 
     @ExceptionHandler(RateLimitExceededException.class)
     public ResponseEntity<byte[]> rateLimited(RateLimitExceededException e) {
-        HttpDecision answer = e.answer();
+        return answer(e.answer());
+    }
+
+    /** A {@link RateLimited} call whose store could not decide, refused by failure mode {@code deny}: 503. */
+    @ExceptionHandler(RateLimitUnavailableException.class)
+    public ResponseEntity<byte[]> unavailable(RateLimitUnavailableException e) {
+        return answer(e.answer());
+    }
+
+    private static ResponseEntity<byte[]> answer(HttpDecision answer) {
         HttpHeaders headers = new HttpHeaders();
         for (Map.Entry<String, String> h : answer.headers()) {
             headers.set(h.getKey(), h.getValue());

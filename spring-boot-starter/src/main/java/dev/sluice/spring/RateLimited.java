@@ -14,8 +14,14 @@ import java.lang.annotation.Target;
  *
  * <p>Decided with {@code tryAcquire} before the method runs (a policy's queue is not waited in); a
  * concurrency policy's lease is held while the method runs. Every policy named must exist: start-up fails
- * otherwise. The store's failure mode applies as for requests; with {@code throw}, a call the store could not
- * decide throws {@link dev.sluice.limiter.DecisionUnavailableException}.
+ * otherwise. The store's failure mode applies as for requests; with {@code deny}, a call the store could not
+ * decide throws {@link RateLimitUnavailableException} (503, not a quota refusal); with {@code throw},
+ * {@link dev.sluice.limiter.DecisionUnavailableException}.
+ *
+ * <p>Found wherever Spring finds an annotation: on the method, or on a method it implements or overrides (an
+ * interface, a superclass). It is enforced by a proxy, so only calls through the bean are limited: a call from
+ * the bean to its own method ({@code this.build(...)}, self-invocation) runs unlimited. A private, final or
+ * static method cannot be proxied, and annotating one fails start-up.
  */
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)

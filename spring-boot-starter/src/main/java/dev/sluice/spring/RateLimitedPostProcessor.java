@@ -19,7 +19,7 @@ import org.aopalliance.intercept.MethodInvocation;
 import org.springframework.aop.framework.autoproxy.AbstractBeanFactoryAwareAdvisingPostProcessor;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.aop.support.DefaultPointcutAdvisor;
-import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
+import org.springframework.aop.support.StaticMethodMatcherPointcut;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.context.expression.BeanFactoryResolver;
@@ -39,6 +39,13 @@ import reactor.core.publisher.Mono;
  * Proxies beans with {@link RateLimited} methods, and checks once every singleton exists that each names a
  * policy that exists, permits it can grant, and a key that parses, so a mistake fails start-up instead of
  * the first call.
+ *
+ * <p>The annotation is found as Spring finds annotations, on the method or any method it overrides or
+ * implements (an interface, as OpenAPI generators write them, or a superclass), and the same lookup decides
+ * what is validated, what the proxy intercepts and what the interceptor enforces: the most specific method's
+ * merged annotation ({@link AopUtils#getMostSpecificMethod}, {@link AnnotatedElementUtils}). Proxies are
+ * class-based, so a controller stays a controller and every public or protected method can be intercepted; a
+ * {@code @RateLimited} method that no proxy can intercept (private, final, static) fails start-up.
  */
 final class RateLimitedPostProcessor extends AbstractBeanFactoryAwareAdvisingPostProcessor
         implements SmartInitializingSingleton {
@@ -50,6 +57,7 @@ final class RateLimitedPostProcessor extends AbstractBeanFactoryAwareAdvisingPos
 
     RateLimitedPostProcessor() {
         setBeforeExistingAdvisors(true);
+        setProxyTargetClass(true);
     }
 
     private record Use(String bean, Method method, RateLimited annotation) {
@@ -64,16 +72,30 @@ final class RateLimitedPostProcessor extends AbstractBeanFactoryAwareAdvisingPos
         super.setBeanFactory(beanFactory);
         this.beanFactory = beanFactory;
         this.interceptor = new Interceptor(beanFactory);
-        this.advisor = new DefaultPointcutAdvisor(AnnotationMatchingPointcut.forMethodAnnotation(RateLimited.class),
-                interceptor);
+        this.advisor = new DefaultPointcutAdvisor(new RateLimitedPointcut(), interceptor);
+    }
+
+    /** The methods whose most specific version carries {@link RateLimited}, directly or inherited. */
+    private static final class RateLimitedPointcut extends StaticMethodMatcherPointcut {
+        @Override
+        public boolean matches(Method method, Class<?> targetClass) {
+            return annotation(method, targetClass) != null;
+        }
+    }
+
+    /** The one lookup: the merged annotation of the most specific method, found on it or what it overrides. */
+    static RateLimited annotation(Method method, Class<?> targetClass) {
+        Method specific = targetClass == null ? method : AopUtils.getMostSpecificMethod(method, targetClass);
+        return AnnotatedElementUtils.findMergedAnnotation(specific, RateLimited.class);
     }
 
     @Override
     public Object postProcessAfterInitialization(Object bean, String beanName) {
-        ReflectionUtils.doWithMethods(AopUtils.getTargetClass(bean), m -> {
-            RateLimited a = AnnotatedElementUtils.findMergedAnnotation(m, RateLimited.class);
+        Class<?> type = AopUtils.getTargetClass(bean);
+        ReflectionUtils.doWithMethods(type, m -> {
+            RateLimited a = annotation(m, type);
             if (a != null) {
-                uses.add(new Use(beanName, m, a));
+                uses.add(new Use(beanName, AopUtils.getMostSpecificMethod(m, type), a));
             }
         });
         return super.postProcessAfterInitialization(bean, beanName);
@@ -87,6 +109,13 @@ final class RateLimitedPostProcessor extends AbstractBeanFactoryAwareAdvisingPos
         HttpRateLimiter rateLimiter = beanFactory.getBean(HttpRateLimiter.class);
         for (Use use : uses) {
             RateLimited a = use.annotation();
+            int modifiers = use.method().getModifiers();
+            if (java.lang.reflect.Modifier.isPrivate(modifiers) || java.lang.reflect.Modifier.isFinal(modifiers)
+                    || java.lang.reflect.Modifier.isStatic(modifiers)) {
+                throw new InvalidSluiceConfigurationException(use.where() + " is on a private, final or static method,"
+                        + " which no proxy can intercept, so it would never be enforced; make the method public (or"
+                        + " protected) and not final, or remove the annotation", null);
+            }
             RateLimitPolicy policy = rateLimiter.config().policies().get(a.policy());
             if (policy == null) {
                 throw new InvalidSluiceConfigurationException(use.where() + " names policy '" + a.policy()
@@ -138,9 +167,10 @@ final class RateLimitedPostProcessor extends AbstractBeanFactoryAwareAdvisingPos
         @Override
         public Object invoke(MethodInvocation invocation) throws Throwable {
             Object target = invocation.getThis();
-            Method method = target == null ? invocation.getMethod()
-                    : AopUtils.getMostSpecificMethod(invocation.getMethod(), AopUtils.getTargetClass(target));
-            RateLimited a = AnnotatedElementUtils.findMergedAnnotation(method, RateLimited.class);
+            Class<?> type = target == null ? null : AopUtils.getTargetClass(target);
+            Method method = type == null ? invocation.getMethod()
+                    : AopUtils.getMostSpecificMethod(invocation.getMethod(), type);
+            RateLimited a = annotation(invocation.getMethod(), type);
             if (a == null) {
                 return invocation.proceed();
             }
@@ -158,9 +188,12 @@ final class RateLimitedPostProcessor extends AbstractBeanFactoryAwareAdvisingPos
             RateLimitPolicy policy = r.config().policies().get(a.policy());
             boolean shadow = r.config().shadow() || policy.shadow();
             HttpRateLimiter decider = r;
-            Function<Lease, RateLimitExceededException> refusal = lease -> lease.isAcquired() || shadow ? null
-                    : new RateLimitExceededException(a.policy(), lease, decider.refusal(a.policy(), partition, lease),
-                            decider.config().problemType());
+            Function<Lease, RuntimeException> refusal = lease -> lease.isAcquired() || shadow ? null
+                    : lease.isDegraded()
+                    ? new RateLimitUnavailableException(a.policy(), lease,
+                            decider.refusal(a.policy(), partition, lease, a.permits()))
+                    : new RateLimitExceededException(a.policy(), lease,
+                            decider.refusal(a.policy(), partition, lease, a.permits()), decider.config().problemType());
             Class<?> returned = method.getReturnType();
             if (REACTOR && Reactive.handles(returned)) {
                 return Reactive.limit(returned, () -> limiter.acquireAsync(partition, a.permits()), refusal, invocation);
@@ -169,7 +202,7 @@ final class RateLimitedPostProcessor extends AbstractBeanFactoryAwareAdvisingPos
                 return limitAsync(limiter.acquireAsync(partition, a.permits()), refusal, invocation);
             }
             Lease lease = limiter.tryAcquire(partition, a.permits());
-            RateLimitExceededException refused = refusal.apply(lease);
+            RuntimeException refused = refusal.apply(lease);
             if (refused != null) {
                 throw refused;
             }
@@ -182,9 +215,9 @@ final class RateLimitedPostProcessor extends AbstractBeanFactoryAwareAdvisingPos
 
         /** A method returning a {@link CompletionStage} runs once the permits are granted; the lease is held until it completes. */
         private static CompletableFuture<Object> limitAsync(CompletableFuture<Lease> acquired,
-                Function<Lease, RateLimitExceededException> refusal, MethodInvocation invocation) {
+                Function<Lease, RuntimeException> refusal, MethodInvocation invocation) {
             return acquired.thenCompose(lease -> {
-                RateLimitExceededException refused = refusal.apply(lease);
+                RuntimeException refused = refusal.apply(lease);
                 if (refused != null) {
                     return CompletableFuture.failedFuture(refused);
                 }
@@ -225,9 +258,9 @@ final class RateLimitedPostProcessor extends AbstractBeanFactoryAwareAdvisingPos
         }
 
         static Object limit(Class<?> returned, Supplier<CompletableFuture<Lease>> acquire,
-                Function<Lease, RateLimitExceededException> refusal, MethodInvocation invocation) {
+                Function<Lease, RuntimeException> refusal, MethodInvocation invocation) {
             Mono<Lease> granted = Mono.fromFuture(acquire).flatMap(lease -> {
-                RateLimitExceededException refused = refusal.apply(lease);
+                RuntimeException refused = refusal.apply(lease);
                 return refused != null ? Mono.error(refused) : Mono.just(lease);
             });
             if (Mono.class.isAssignableFrom(returned)) {

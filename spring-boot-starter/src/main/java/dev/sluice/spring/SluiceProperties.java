@@ -22,7 +22,7 @@ public class SluiceProperties {
     private boolean enabled = true;
     /** Rate-limit policies by name. */
     private Map<String, Policy> policies = new LinkedHashMap<>();
-    /** Routes by id, tried in the order of their ids (numerically when numeric); every one that matches applies. */
+    /** Routes by id, tried most specific first whatever their ids; every one that matches applies. */
     private Map<String, Route> routes = new LinkedHashMap<>();
     /** How clients are identified. */
     private Client client = new Client();
@@ -60,6 +60,7 @@ public class SluiceProperties {
         put(p, "sluice.client.identity", join(client.identity));
         put(p, "sluice.client.api-key-header", client.apiKeyHeader);
         put(p, "sluice.client.trusted-proxies", join(client.trustedProxies));
+        put(p, "sluice.client.allow-trust-all", client.allowTrustAll);
         put(p, "sluice.client.ipv6-prefix", client.ipv6Prefix);
         policies.forEach((name, policy) -> policy.putInto(p, "sluice.policies." + name + "."));
         routes.forEach((id, route) -> route.putInto(p, "sluice.routes." + id + "."));
@@ -220,8 +221,13 @@ public class SluiceProperties {
         private List<String> identity;
         /** The header of an API key, only for keys authenticated before the rate limiter runs. */
         private String apiKeyHeader;
-        /** Addresses or CIDR ranges whose X-Forwarded-For is believed. */
+        /**
+         * Addresses or CIDR ranges whose X-Forwarded-For and Forwarded headers are believed; the peer is the one
+         * the server itself saw, whatever Spring's or the server's forwarded-header support made of it.
+         */
         private List<String> trustedProxies;
+        /** Accept a trusted-proxies range that covers every address, 0.0.0.0/0 or ::/0 (true or false, the default). */
+        private String allowTrustAll;
         /** IPv6 clients are grouped by this many leading bits (1 to 128, default 64). */
         private String ipv6Prefix;
 
@@ -231,6 +237,8 @@ public class SluiceProperties {
         public void setApiKeyHeader(String apiKeyHeader) { this.apiKeyHeader = apiKeyHeader; }
         public List<String> getTrustedProxies() { return trustedProxies; }
         public void setTrustedProxies(List<String> trustedProxies) { this.trustedProxies = trustedProxies; }
+        public String getAllowTrustAll() { return allowTrustAll; }
+        public void setAllowTrustAll(String allowTrustAll) { this.allowTrustAll = allowTrustAll; }
         public String getIpv6Prefix() { return ipv6Prefix; }
         public void setIpv6Prefix(String ipv6Prefix) { this.ipv6Prefix = ipv6Prefix; }
     }

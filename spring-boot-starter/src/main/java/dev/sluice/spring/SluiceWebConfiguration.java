@@ -7,10 +7,12 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.web.server.WebServerFactoryCustomizer;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Role;
+import org.springframework.core.Ordered;
 
 /** The HTTP filters, {@link RateLimited} methods and the answer to their refusals. */
 @Configuration(proxyBeanMethods = false)
@@ -39,6 +41,37 @@ class SluiceWebConfiguration {
             registration.setOrder(properties.getFilter().getOrder());
             registration.setUrlPatterns(properties.getFilter().getUrlPatterns());
             return registration;
+        }
+    }
+
+    /**
+     * On Tomcat, the valve that records the peer and the forwarding headers before Tomcat's own
+     * {@code RemoteIpValve} rewrites them (see {@link SluicePeerValve}); first among the engine valves.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+    @ConditionalOnClass(name = {"org.apache.catalina.valves.ValveBase",
+            "org.springframework.boot.tomcat.ConfigurableTomcatWebServerFactory"})
+    @ConditionalOnProperty(prefix = "sluice.filter", name = "enabled", havingValue = "true", matchIfMissing = true)
+    static class Tomcat {
+        @Bean
+        static WebServerFactoryCustomizer<org.springframework.boot.tomcat.ConfigurableTomcatWebServerFactory>
+                sluicePeerValveCustomizer() {
+            return new PeerValveCustomizer();
+        }
+    }
+
+    /** Adds {@link SluicePeerValve} before any other customizer adds its engine valves. */
+    static final class PeerValveCustomizer implements
+            WebServerFactoryCustomizer<org.springframework.boot.tomcat.ConfigurableTomcatWebServerFactory>, Ordered {
+        @Override
+        public void customize(org.springframework.boot.tomcat.ConfigurableTomcatWebServerFactory factory) {
+            factory.addEngineValves(new SluicePeerValve());
+        }
+
+        @Override
+        public int getOrder() {
+            return Ordered.HIGHEST_PRECEDENCE;
         }
     }
 

@@ -5,6 +5,8 @@ import dev.sluice.servlet.HttpRateLimiter;
 import dev.sluice.servlet.HttpRequestView;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.util.ArrayList;
 import java.nio.charset.StandardCharsets;
 import java.security.Principal;
 import java.util.Collections;
@@ -16,15 +18,23 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import org.springframework.core.Ordered;
 import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpMethod;
+import org.springframework.http.MediaType;
 import org.springframework.http.HttpStatusCode;
 import org.springframework.http.server.reactive.ServerHttpRequest;
+import org.springframework.http.server.reactive.ServerHttpRequestDecorator;
 import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebFilter;
 import org.springframework.web.server.WebFilterChain;
+import org.springframework.util.ClassUtils;
+import org.springframework.util.LinkedMultiValueMap;
+import org.springframework.util.MultiValueMap;
 import org.springframework.web.util.UriUtils;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
+import reactor.netty.Connection;
+import reactor.netty.http.server.HttpServerRequest;
 
 /**
  * The WebFlux counterpart of the servlet {@code RateLimitFilter}: the same routes, identity rules, headers,
@@ -35,6 +45,17 @@ import reactor.core.scheduler.Schedulers;
  * exchange's ({@link ServerWebExchange#getPrincipal()}), so with Spring Security the filter belongs after
  * its {@code WebFilterChainProxy} (order -100; this filter's default is 0). A concurrency policy's lease is
  * held until the response completes, errors or is cancelled.
+ *
+ * <p>The client address is the socket peer as Netty saw it (the channel's remote address) and the
+ * forwarding headers are those Netty received, whatever Spring's {@code ForwardedHeaderTransformer} or
+ * Reactor Netty's forwarded mode (which Spring Boot turns on by itself on Kubernetes) made of them: those
+ * believe the left-most {@code X-Forwarded-For} entry of any peer, while Sluice believes only its own
+ * {@code sluice.client.trusted-proxies}. On another server, the request's remote address, and for an
+ * unresolved one (as {@code ForwardedHeaderTransformer} builds) its host string, which must be an IP literal.
+ *
+ * <p>When some route is limited to methods without {@code POST}, a form {@code POST} has its form read first
+ * (Spring caches it on the exchange, so the application reads it as usual), so a {@code _method} field counts as the method it asks for, as Spring's reactive
+ * {@code HiddenHttpMethodFilter} would honour it.
  */
 public final class SluiceWebFilter implements WebFilter, Ordered {
     private final HttpRateLimiter rateLimiter;
@@ -52,9 +73,19 @@ public final class SluiceWebFilter implements WebFilter, Ordered {
 
     @Override
     public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
-        return exchange.getPrincipal().map(Optional::of).defaultIfEmpty(Optional.empty())
-                .flatMap(principal -> decided(rateLimiter.decideAsync(new View(exchange, principal.orElse(null)))))
+        Mono<MultiValueMap<String, String>> form = rateLimiter.config().overridesMatter()
+                && isFormPost(exchange.getRequest()) ? exchange.getFormData() : Mono.just(EMPTY_FORM);
+        return form.zipWith(exchange.getPrincipal().map(Optional::of).defaultIfEmpty(Optional.empty()))
+                .flatMap(t -> decided(rateLimiter.decideAsync(new View(exchange, t.getT2().orElse(null), t.getT1()))))
                 .flatMap(decision -> answer(decision, exchange, chain));
+    }
+
+    private static final MultiValueMap<String, String> EMPTY_FORM = new LinkedMultiValueMap<>(0);
+
+    private static boolean isFormPost(ServerHttpRequest request) {
+        MediaType type = request.getHeaders().getContentType();
+        return HttpMethod.POST.equals(request.getMethod()) && type != null
+                && MediaType.APPLICATION_FORM_URLENCODED.isCompatibleWith(type);
     }
 
     /**
@@ -93,14 +124,21 @@ public final class SluiceWebFilter implements WebFilter, Ordered {
 
     /** A reactive request as the rate limiter reads it. */
     private static final class View implements HttpRequestView {
+        private static final boolean NETTY = ClassUtils.isPresent("reactor.netty.http.server.HttpServerRequest",
+                SluiceWebFilter.class.getClassLoader());
+
         private final ServerWebExchange exchange;
         private final ServerHttpRequest request;
         private final Principal principal;
+        private final MultiValueMap<String, String> form;
+        private final Object nativeRequest;
 
-        View(ServerWebExchange exchange, Principal principal) {
+        View(ServerWebExchange exchange, Principal principal, MultiValueMap<String, String> form) {
             this.exchange = exchange;
             this.request = exchange.getRequest();
             this.principal = principal;
+            this.form = form;
+            this.nativeRequest = ServerHttpRequestDecorator.getNativeRequest(request);
         }
 
         @Override public String getMethod() { return request.getMethod().name(); }
@@ -111,8 +149,33 @@ public final class SluiceWebFilter implements WebFilter, Ordered {
 
         @Override
         public Enumeration<String> getHeaders(String name) {
+            if (NETTY && isForwarding(name)) {
+                List<String> received = NettyRequest.headers(nativeRequest, name);
+                if (received != null) {
+                    return Collections.enumeration(received);
+                }
+            }
             List<String> values = request.getHeaders().get(name);
             return values == null ? Collections.emptyEnumeration() : Collections.enumeration(values);
+        }
+
+        private static boolean isForwarding(String name) {
+            return name.equalsIgnoreCase("X-Forwarded-For") || name.equalsIgnoreCase("Forwarded");
+        }
+
+        /** Spring decodes the query's names and values; the form, read before deciding, likewise. */
+        @Override
+        public String[] getParameterValues(String name) {
+            List<String> values = new ArrayList<>();
+            List<String> query = request.getQueryParams().get(name);
+            if (query != null) {
+                values.addAll(query);
+            }
+            List<String> fields = form.get(name);
+            if (fields != null) {
+                values.addAll(fields);
+            }
+            return values.isEmpty() ? null : values.toArray(String[]::new);
         }
 
         /** Decoded as a servlet container decodes its path, so routes match the same spellings. */
@@ -130,9 +193,38 @@ public final class SluiceWebFilter implements WebFilter, Ordered {
 
         @Override
         public String getRemoteAddr() {
+            if (NETTY && NettyRequest.isNetty(nativeRequest)) {
+                // Only the channel's own address: on a Unix socket, the request's would be a forwarded one.
+                SocketAddress peer = NettyRequest.peer(nativeRequest);
+                return peer instanceof InetSocketAddress inet ? text(inet) : null;
+            }
             InetSocketAddress remote = request.getRemoteAddress();
-            InetAddress address = remote == null ? null : remote.getAddress();
-            return address == null ? null : address.getHostAddress();
+            return remote == null ? null : text(remote);
+        }
+
+        /** An unresolved address carries the text it was made from; the rate limiter accepts only an IP literal. */
+        private static String text(InetSocketAddress remote) {
+            InetAddress address = remote.getAddress();
+            return address != null ? address.getHostAddress() : remote.getHostString();
+        }
+    }
+
+    /** Reactor Netty's own request, only touched when Reactor Netty is on the class path. */
+    private static final class NettyRequest {
+        private NettyRequest() {}
+
+        static boolean isNetty(Object nativeRequest) {
+            return nativeRequest instanceof Connection;
+        }
+
+        /** The channel's remote address: the socket peer, which no forwarded-header support rewrites. */
+        static SocketAddress peer(Object nativeRequest) {
+            return ((Connection) nativeRequest).channel().remoteAddress();
+        }
+
+        /** The header lines as Netty received them; null if this is not a Reactor Netty request. */
+        static List<String> headers(Object nativeRequest, String name) {
+            return nativeRequest instanceof HttpServerRequest http ? http.requestHeaders().getAll(name) : null;
         }
     }
 }

@@ -19,6 +19,19 @@ final class Http {
         return CLIENT.send(request(port, path), HttpResponse.BodyHandlers.ofString());
     }
 
+    /** A GET with these headers (name, value, name, value, ...). */
+    static HttpResponse<String> get(int port, String path, String... headers) throws Exception {
+        return CLIENT.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                .timeout(Duration.ofSeconds(10)).headers(headers).GET().build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** A POST of {@code body} with this content type. */
+    static HttpResponse<String> post(int port, String path, String contentType, String body) throws Exception {
+        return CLIENT.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                .timeout(Duration.ofSeconds(10)).header("Content-Type", contentType)
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
     /** {@code count} requests at once, spread over the ports in turn; their responses in sending order. */
     static List<HttpResponse<String>> burst(int count, String path, int... ports) {
         List<CompletableFuture<HttpResponse<String>>> sent = new ArrayList<>();

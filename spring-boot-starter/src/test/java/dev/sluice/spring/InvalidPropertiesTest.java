@@ -168,6 +168,30 @@ class InvalidPropertiesTest {
         }
     }
 
+    /** A method no proxy can intercept would be validated and never enforced: start-up fails instead. */
+    @Test
+    void rateLimitedOnAFinalMethod_failsStartUp() {
+        runner.withPropertyValues(VALID.toArray(String[]::new)).withUserConfiguration(Unproxyable.class)
+                .run(context -> assertThat(String.join("\n", messages(context.getStartupFailure()))).contains(
+                        "@RateLimited of " + Unproxyable.Service.class.getName() + ".call (bean 'service') is on a"
+                                + " private, final or static method, which no proxy can intercept"));
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class Unproxyable {
+        static class Service {
+            @RateLimited(policy = "p")
+            public final String call() {
+                return "called";
+            }
+        }
+
+        @Bean
+        Service service() {
+            return new Service();
+        }
+    }
+
     @Configuration(proxyBeanMethods = false)
     static class TooMany {
         static class Service {

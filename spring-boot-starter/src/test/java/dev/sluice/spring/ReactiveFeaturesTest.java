@@ -79,26 +79,26 @@ class ReactiveFeaturesTest {
     @Test
     void rateLimitedMonoMethod_decidedAsynchronously_refusalAnswered429() throws Exception {
         for (int i = 0; i < 3; i++) {
-            assertThat(Http.get(port(), "/quota/ann").body()).isEqualTo("quota for ann");
+            assertThat(Http.get(port(), "/quota", "X-Test-User", "ann").body()).isEqualTo("quota for ann");
         }
-        HttpResponse<String> refused = Http.get(port(), "/quota/ann");
+        HttpResponse<String> refused = Http.get(port(), "/quota", "X-Test-User", "ann");
         assertThat(refused.statusCode()).isEqualTo(429);
         assertThat(refused.headers().firstValue("Content-Type")).hasValue("application/problem+json;charset=UTF-8");
         assertThat(refused.headers().firstValue("RateLimit-Policy")).hasValue("\"reports\";q=3;w=3600");
         assertThat(refused.body()).contains("\"violated-policies\":[\"reports\"]");
-        assertThat(Http.get(port(), "/quota/bob").statusCode()).isEqualTo(200);
+        assertThat(Http.get(port(), "/quota", "X-Test-User", "bob").statusCode()).isEqualTo(200);
     }
 
     @Test
     void rateLimitedMonoMethod_takesPermitsOnlyWhenSubscribed() {
         ReactiveApp.Quota quota = app.getBean(ReactiveApp.Quota.class);
         for (int i = 0; i < 5; i++) {
-            quota.take("carl"); // assembled, never subscribed: asks the store nothing
+            quota.take(() -> "carl"); // assembled, never subscribed: asks the store nothing
         }
         for (int i = 0; i < 3; i++) {
-            assertThat(quota.take("carl").block()).isEqualTo("quota for carl");
+            assertThat(quota.take(() -> "carl").block()).isEqualTo("quota for carl");
         }
-        assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> quota.take("carl").block()))
+        assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> quota.take(() -> "carl").block()))
                 .isInstanceOf(RateLimitExceededException.class);
     }
 }

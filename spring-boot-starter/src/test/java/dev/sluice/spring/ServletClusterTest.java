@@ -95,11 +95,11 @@ class ServletClusterTest {
 
     @Test
     void rateLimitedMethod_refusesPerKey_with429AndProblemBody_acrossInstances() throws Exception {
-        assertThat(Http.get(port, "/reports/ann").statusCode()).isEqualTo(200);
-        assertThat(Http.get(secondPort, "/reports/ann").statusCode()).isEqualTo(200);
-        assertThat(Http.get(port, "/reports/ann").body()).isEqualTo("report for ann");
+        assertThat(Http.get(port, "/reports", "X-Test-User", "ann").statusCode()).isEqualTo(200);
+        assertThat(Http.get(secondPort, "/reports", "X-Test-User", "ann").statusCode()).isEqualTo(200);
+        assertThat(Http.get(port, "/reports", "X-Test-User", "ann").body()).isEqualTo("report for ann");
 
-        HttpResponse<String> refused = Http.get(secondPort, "/reports/ann");
+        HttpResponse<String> refused = Http.get(secondPort, "/reports", "X-Test-User", "ann");
         assertThat(refused.statusCode()).isEqualTo(429);
         assertThat(refused.headers().firstValue("Content-Type")).hasValue("application/problem+json;charset=UTF-8");
         assertThat(refused.headers().firstValue("RateLimit-Policy")).hasValue("\"reports\";q=3;w=3600");
@@ -107,7 +107,7 @@ class ServletClusterTest {
         assertThat(refused.body()).contains("\"status\":429", "\"violated-policies\":[\"reports\"]",
                 "The rate limit of policy 'reports' is exhausted");
 
-        assertThat(Http.get(port, "/reports/bob").statusCode()).isEqualTo(200); // another key, another budget
+        assertThat(Http.get(port, "/reports", "X-Test-User", "bob").statusCode()).isEqualTo(200); // another key, another budget
     }
 
     @Test
