@@ -3,6 +3,7 @@ package dev.sluice.servlet;
 import dev.sluice.limiter.Durability;
 import dev.sluice.limiter.FailureMode;
 import dev.sluice.limiter.IllegalParameterException;
+import dev.sluice.limiter.Capacity;
 import dev.sluice.limiter.LimitSpec;
 import dev.sluice.limiter.LimiterOptions;
 import java.net.URI;
@@ -11,6 +12,7 @@ import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -40,9 +42,17 @@ final class PropertiesReader {
     static final String PARTITION_KEY = "sluice.headers.partition-key";
     static final String LEGACY_HEADERS = "sluice.headers.legacy";
     static final String PROBLEM_TYPE = "sluice.problem.type";
+    static final String CAPACITY_MAX_KEYS = "sluice.capacity.max-keys";
+    static final String CAPACITY_MAX_BYTES = "sluice.capacity.max-bytes";
+    static final String CAPACITY_HEAP_PERCENT = "sluice.capacity.heap-percent";
+    static final String CAPACITY_POLICY = "sluice.capacity.policy";
+    static final String CAPACITY_OVERFLOW_CELLS = "sluice.capacity.overflow-cells";
     /** Every property outside {@code sluice.policies.} and {@code sluice.routes.}. */
     static final List<String> TOP_LEVEL = List.of(IDENTITY, API_KEY_HEADER, TRUSTED_PROXIES, ALLOW_TRUST_ALL, IPV6_PREFIX,
-            STRICT_MATCHING, SHADOW, HEADERS, PARTITION_KEY, LEGACY_HEADERS, PROBLEM_TYPE);
+            STRICT_MATCHING, SHADOW, HEADERS, PARTITION_KEY, LEGACY_HEADERS, PROBLEM_TYPE, CAPACITY_MAX_KEYS,
+            CAPACITY_MAX_BYTES, CAPACITY_HEAP_PERCENT, CAPACITY_POLICY, CAPACITY_OVERFLOW_CELLS);
+    /** The words of {@value #CAPACITY_POLICY}, in the order they are listed. */
+    static final Map<String, Capacity.Policy> CAPACITY_POLICIES = capacityPolicies();
 
     // A composite is no algorithm of its own here: a route names several policies instead.
     static final List<String> ALGORITHMS = LimitSpec.ALGORITHMS.stream().filter(a -> !a.equals(LimitSpec.ALL_OF)).toList();
@@ -91,6 +101,7 @@ final class PropertiesReader {
         Map<String, Map<String, String>> routes = new TreeMap<>(ROUTE_ORDER);
         String proxies = null;
         boolean allowTrustAll = false;
+        Map<String, String> capacity = new TreeMap<>();
         for (String key : properties.stringPropertyNames()) {
             if (!key.startsWith(PREFIX)) {
                 continue;
@@ -108,6 +119,8 @@ final class PropertiesReader {
                 case PARTITION_KEY -> builder.partitionKeys(bool(key, value));
                 case LEGACY_HEADERS -> builder.legacyHeaders(bool(key, value));
                 case PROBLEM_TYPE -> builder.problemType(uri(key, value));
+                case CAPACITY_MAX_KEYS, CAPACITY_MAX_BYTES, CAPACITY_HEAP_PERCENT, CAPACITY_POLICY,
+                        CAPACITY_OVERFLOW_CELLS -> capacity.put(key, value);
                 default -> {
                     if (key.startsWith(POLICIES)) {
                         group(policies, key, POLICIES, value, "sluice.policies.<name>.<setting>");
@@ -125,6 +138,9 @@ final class PropertiesReader {
         }
         if (proxies != null) {
             builder.trustedProxies(trustedProxies(TRUSTED_PROXIES, proxies, allowTrustAll));
+        }
+        if (!capacity.isEmpty()) {
+            builder.capacity(capacity(capacity));
         }
         Map<String, LimitSpec> limits = new LinkedHashMap<>();
         for (Map.Entry<String, Map<String, String>> e : policies.entrySet()) {
@@ -367,6 +383,47 @@ final class PropertiesReader {
             route = route.withCost(n);
         }
         return route;
+    }
+
+    private static Map<String, Capacity.Policy> capacityPolicies() {
+        Map<String, Capacity.Policy> words = new LinkedHashMap<>();
+        words.put("overflow", Capacity.Policy.SHARE_OVERFLOW_CELLS);
+        words.put("refuse-new-keys", Capacity.Policy.REFUSE_NEW_KEYS);
+        words.put("evict-resetting-budgets", Capacity.Policy.EVICT_LEAST_RECENTLY_USED_RESETTING_BUDGETS);
+        return Collections.unmodifiableMap(words);
+    }
+
+    /** The store's bound: at most one of keys, bytes and heap share (default {@link Capacity#defaults()}), a policy, cells. */
+    private static Capacity capacity(Map<String, String> settings) {
+        List<String> bounds = settings.keySet().stream()
+                .filter(k -> !k.equals(CAPACITY_POLICY) && !k.equals(CAPACITY_OVERFLOW_CELLS)).toList();
+        if (bounds.size() > 1) {
+            throw new IllegalArgumentException("set one of " + CAPACITY_MAX_KEYS + ", " + CAPACITY_MAX_BYTES + " and "
+                    + CAPACITY_HEAP_PERCENT + ", not " + bounds);
+        }
+        Capacity capacity = Capacity.defaults();
+        String value;
+        if ((value = settings.get(CAPACITY_MAX_KEYS)) != null) {
+            capacity = Capacity.maxKeys(number(CAPACITY_MAX_KEYS, value, 1, Capacity.MAX_KEYS));
+        } else if ((value = settings.get(CAPACITY_MAX_BYTES)) != null) {
+            capacity = Capacity.maxBytes(number(CAPACITY_MAX_BYTES, value, Capacity.ESTIMATED_BYTES_PER_KEY,
+                    Capacity.MAX_KEYS * Capacity.ESTIMATED_BYTES_PER_KEY));
+        } else if ((value = settings.get(CAPACITY_HEAP_PERCENT)) != null) {
+            capacity = Capacity.heapPercent((int) number(CAPACITY_HEAP_PERCENT, value, 1, Capacity.MAX_HEAP_PERCENT));
+        }
+        if ((value = settings.get(CAPACITY_POLICY)) != null) {
+            Capacity.Policy policy = CAPACITY_POLICIES.get(value.toLowerCase(java.util.Locale.ROOT));
+            if (policy == null) {
+                throw new IllegalArgumentException(CAPACITY_POLICY + "=" + quote(value) + " is not a policy; expected"
+                        + " one of " + CAPACITY_POLICIES.keySet());
+            }
+            capacity = capacity.withPolicy(policy);
+        }
+        if ((value = settings.get(CAPACITY_OVERFLOW_CELLS)) != null) {
+            capacity = capacity.withOverflowCells((int) number(CAPACITY_OVERFLOW_CELLS, value, 1,
+                    Capacity.MAX_OVERFLOW_CELLS));
+        }
+        return capacity;
     }
 
     private static String checkHeaderName(String key, String value) {

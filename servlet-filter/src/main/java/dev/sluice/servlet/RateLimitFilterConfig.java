@@ -1,5 +1,6 @@
 package dev.sluice.servlet;
 
+import dev.sluice.limiter.Capacity;
 import dev.sluice.limiter.DecisionListener;
 import dev.sluice.limiter.DecisionResult;
 import dev.sluice.limiter.LimitSpec;
@@ -50,7 +51,15 @@ import java.util.Set;
  * sluice.headers.partition-key=false               # optional; add pk (the hashed client identity)
  * sluice.headers.legacy=false                      # optional; also send RateLimit-Limit/-Remaining/-Reset
  * sluice.problem.type=https://iana.org/assignments/http-problem-types#quota-exceeded   # optional
+ * sluice.capacity.max-keys=1000000                 # optional; the store's bound in keys (or max-bytes, heap-percent)
+ * sluice.capacity.policy=overflow                  # optional: overflow (default) | refuse-new-keys | evict-resetting-budgets
+ * sluice.capacity.overflow-cells=500000            # optional; default half the bound
  * </pre>
+ *
+ * <p>The {@code sluice.capacity.*} settings give the {@link #capacity()} of the store the limiters are created
+ * on: the filter itself holds no state, so pass it to the backend ({@code LocalRateLimiters.create(clock,
+ * config.capacity())}, {@code SluiceHazelcast.configure(config, mapName, capacity)},
+ * {@code JCacheRateLimiters.createCache(manager, name, lifetime, capacity)}); the Spring Boot starter does.
  *
  * <p>Every route that matches a request applies; each policy at most once per request, with the cost
  * of the most specific matching route that names it. Routes are tried most specific first, whatever the
@@ -80,6 +89,7 @@ public final class RateLimitFilterConfig {
     private final boolean partitionKeys;
     private final boolean legacyHeaders;
     private final URI problemType;
+    private final Capacity capacity;
 
     private RateLimitFilterConfig(Builder b, Map<String, RateLimitPolicy> policies,
             ClientIdentityResolver identityResolver, ClientIdentityResolver addressResolver) {
@@ -103,6 +113,7 @@ public final class RateLimitFilterConfig {
         this.partitionKeys = b.partitionKeys;
         this.legacyHeaders = b.legacyHeaders;
         this.problemType = b.problemType;
+        this.capacity = b.capacity;
     }
 
     /** An empty builder: no policies, no routes, the default identity and headers. */
@@ -154,6 +165,9 @@ public final class RateLimitFilterConfig {
 
     /** The {@code type} member of 429 problem bodies. */
     public URI problemType() { return problemType; }
+
+    /** The bound of the store to create the limiters on (default {@link Capacity#defaults()}). */
+    public Capacity capacity() { return capacity; }
 
     /**
      * True if a {@code POST}'s method override could change which routes apply: matching is canonical and some
@@ -253,6 +267,7 @@ public final class RateLimitFilterConfig {
         private boolean partitionKeys;
         private boolean legacyHeaders;
         private URI problemType = QUOTA_EXCEEDED;
+        private Capacity capacity = Capacity.defaults();
         private final List<DecisionListener> listeners = new ArrayList<>();
 
         private Builder() {}
@@ -393,6 +408,12 @@ public final class RateLimitFilterConfig {
         /** The {@code type} member of 429 problem bodies; default {@link #QUOTA_EXCEEDED}. */
         public Builder problemType(URI type) {
             this.problemType = Objects.requireNonNull(type, "type");
+            return this;
+        }
+
+        /** The bound of the store the limiters are created on; default {@link Capacity#defaults()}. */
+        public Builder capacity(Capacity capacity) {
+            this.capacity = Objects.requireNonNull(capacity, "capacity");
             return this;
         }
 

@@ -288,6 +288,30 @@ final class RateLimitFilterConfigTest {
     }
 
     @Test
+    void capacity_fromProperties_defaultsAndValidation() {
+        assertEquals(dev.sluice.limiter.Capacity.defaults(), RateLimitFilterConfig.fromProperties(props(LOGIN)).capacity());
+        assertEquals(dev.sluice.limiter.Capacity.maxKeys(5_000).refuseNewKeys(),
+                RateLimitFilterConfig.fromProperties(props(LOGIN + """
+                        sluice.capacity.max-keys=5000
+                        sluice.capacity.policy=refuse-new-keys
+                        """)).capacity());
+        assertEquals(dev.sluice.limiter.Capacity.heapPercent(10).evictLeastRecentlyUsedResettingBudgets().withOverflowCells(64),
+                RateLimitFilterConfig.fromProperties(props(LOGIN + """
+                        sluice.capacity.heap-percent=10
+                        sluice.capacity.policy=EVICT-RESETTING-BUDGETS
+                        sluice.capacity.overflow-cells=64
+                        """)).capacity());
+        assertEquals(dev.sluice.limiter.Capacity.maxKeys(1_000), RateLimitFilterConfig.fromProperties(props(LOGIN
+                + "sluice.capacity.max-bytes=400000\n")).capacity());
+        assertEquals("sluice.capacity.policy='lru' is not a policy; expected one of [overflow, refuse-new-keys,"
+                + " evict-resetting-budgets]", error(LOGIN + "sluice.capacity.policy=lru\n"));
+        assertEquals("invalid property sluice.capacity.max-keys='0'; expected a whole number between 1 and 2147483647",
+                error(LOGIN + "sluice.capacity.max-keys=0\n"));
+        assertTrue(error(LOGIN + "sluice.capacity.max-keys=5\nsluice.capacity.heap-percent=5\n")
+                .startsWith("set one of sluice.capacity.max-keys"));
+    }
+
+    @Test
     void fromProperties_edgeSettings() {
         RateLimitFilterConfig c = RateLimitFilterConfig.fromProperties(props(LOGIN + """
                 sluice.policies.other.algorithm=concurrency

@@ -31,6 +31,8 @@ final class PrefilteredRateLimiters implements RateLimiters {
 
     @Override public String keyPrefix() { return delegate.keyPrefix(); }
 
+    @Override public dev.sluice.limiter.StoreStatistics storeStatistics() { return delegate.storeStatistics(); }
+
     @Override
     public RateLimiter limiter(String name, LimitSpec spec, LimiterOptions options) {
         return LocalPrefilter.wrap(delegate.limiter(name, spec, options), options(spec));

@@ -87,6 +87,16 @@ public class SluiceAutoConfiguration {
             BuiltWith.check("micrometer", MeterRegistry.class.getPackage().getImplementationVersion());
             return new SluiceMetrics(registry);
         }
+
+        /**
+         * The store's meters ({@code sluice.store.*}: keys, bound, evictions, capacity refusals, overflow decisions),
+         * bound once every bean exists: the store's limiters hear the binder as a listener, so it cannot wait for them.
+         */
+        @Bean
+        static org.springframework.beans.factory.SmartInitializingSingleton sluiceStoreMeters(
+                ObjectProvider<SluiceMetrics> metrics, ObjectProvider<RateLimiters> limiters) {
+            return () -> metrics.ifAvailable(m -> limiters.ifUnique(m::bindStore));
+        }
     }
 
     /** Whether local-prefilter (and so Caffeine) is on the classpath. */

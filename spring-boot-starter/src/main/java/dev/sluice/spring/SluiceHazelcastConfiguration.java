@@ -54,13 +54,27 @@ class SluiceHazelcastConfiguration {
             @Override
             public Object postProcessBeforeInitialization(Object bean, String beanName) throws BeansException {
                 if (bean instanceof Config config) {
-                    SluiceHazelcast.configure(config, mapName(environment));
+                    configureMember(config, environment);
                 } else if (bean instanceof ClientConfig config) {
                     SluiceHazelcast.configure(config);
                 }
                 return bean;
             }
         };
+    }
+
+    /**
+     * Sluice's maps on a member config: bounded by {@code sluice.capacity.*} when any is set (whatever eviction
+     * the config had), else by {@link dev.sluice.limiter.Capacity#defaults()} unless the config gives the maps an
+     * eviction of its own.
+     */
+    static void configureMember(Config config, Environment environment) {
+        dev.sluice.limiter.Capacity capacity = SluiceProperties.capacityOf(environment);
+        if (capacity == null) {
+            SluiceHazelcast.configure(config, mapName(environment));
+        } else {
+            SluiceHazelcast.configure(config, mapName(environment), capacity);
+        }
     }
 
     static String mapName(Environment environment) {
@@ -76,7 +90,7 @@ class SluiceHazelcastConfiguration {
     static class BootCustomizer {
         @Bean
         HazelcastConfigCustomizer sluiceHazelcastConfigCustomizer(Environment environment) {
-            return config -> SluiceHazelcast.configure(config, mapName(environment));
+            return config -> configureMember(config, environment);
         }
 
         @Bean

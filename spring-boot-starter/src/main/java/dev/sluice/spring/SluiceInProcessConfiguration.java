@@ -1,5 +1,6 @@
 package dev.sluice.spring;
 
+import dev.sluice.servlet.RateLimitFilterConfig;
 import dev.sluice.limiter.RateLimiters;
 import dev.sluice.limiter.local.LocalRateLimiters;
 import org.apache.commons.logging.Log;
@@ -19,8 +20,9 @@ class SluiceInProcessConfiguration {
 
     @Bean
     @ConditionalOnMissingBean(RateLimiters.class)
-    SluiceRateLimiters sluiceRateLimiters() {
+    SluiceRateLimiters sluiceRateLimiters(RateLimitFilterConfig config) {
         LOG.warn(WARNING);
-        return new SluiceRateLimiters(LocalRateLimiters.create(), SluiceRateLimiters.IN_PROCESS);
+        return new SluiceRateLimiters(LocalRateLimiters.create(java.time.InstantSource.system(), config.capacity()),
+                SluiceRateLimiters.IN_PROCESS);
     }
 }

@@ -32,8 +32,8 @@ class SluiceJCacheConfiguration {
         // Without configured policies the expiry must still outlive whatever limiters code creates itself.
         Duration lifetime = specs.length == 0 ? Duration.ofHours(1)
                 : JCacheRateLimiters.maxStateLifetime(specs[0], Arrays.copyOfRange(specs, 1, specs.length));
-        return new SluiceRateLimiters(JCacheRateLimiters.create(
-                JCacheRateLimiters.createCache(cacheManager, properties.getJcache().getCacheName(), lifetime),
-                properties.getKeyPrefix()), SluiceRateLimiters.JCACHE);
+        return new SluiceRateLimiters(JCacheRateLimiters.builder(JCacheRateLimiters.createCache(cacheManager,
+                        properties.getJcache().getCacheName(), lifetime, config.capacity()))
+                .keyPrefix(properties.getKeyPrefix()).capacity(config.capacity()).build(), SluiceRateLimiters.JCACHE);
     }
 }

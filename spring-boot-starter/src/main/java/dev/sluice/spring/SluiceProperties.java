@@ -44,6 +44,8 @@ public class SluiceProperties {
     private Jcache jcache = new Jcache();
     /** The prefix of every key Sluice stores (Hazelcast and JCache backends). */
     private String keyPrefix = "sluice";
+    /** The bound on the store's state and what it does at the bound (every backend the starter creates). */
+    private Capacity capacity = new Capacity();
 
     /**
      * The policy and route properties as the servlet filter reads them ({@code sluice.policies.<name>.<setting>},
@@ -62,9 +64,27 @@ public class SluiceProperties {
         put(p, "sluice.client.trusted-proxies", join(client.trustedProxies));
         put(p, "sluice.client.allow-trust-all", client.allowTrustAll);
         put(p, "sluice.client.ipv6-prefix", client.ipv6Prefix);
+        put(p, "sluice.capacity.max-keys", capacity.maxKeys);
+        put(p, "sluice.capacity.max-bytes", capacity.maxBytes);
+        put(p, "sluice.capacity.heap-percent", capacity.heapPercent);
+        put(p, "sluice.capacity.policy", capacity.policy);
+        put(p, "sluice.capacity.overflow-cells", capacity.overflowCells);
         policies.forEach((name, policy) -> policy.putInto(p, "sluice.policies." + name + "."));
         routes.forEach((id, route) -> route.putInto(p, "sluice.routes." + id + "."));
         return p;
+    }
+
+    /**
+     * The bound {@code sluice.capacity.*} sets, read as the HTTP core reads it (so with its validation and
+     * messages), or {@code null} when none of them is set; for the configurations that run before the properties
+     * are bound (a Hazelcast member's config).
+     */
+    static dev.sluice.limiter.Capacity capacityOf(org.springframework.core.env.Environment environment) {
+        Properties p = new Properties();
+        for (String setting : List.of("max-keys", "max-bytes", "heap-percent", "policy", "overflow-cells")) {
+            put(p, "sluice.capacity." + setting, environment.getProperty("sluice.capacity." + setting));
+        }
+        return p.isEmpty() ? null : RateLimitFilterConfig.builder().properties(p).build().capacity();
     }
 
     private static void put(Properties p, String key, String value) {
@@ -103,6 +123,8 @@ public class SluiceProperties {
     public void setJcache(Jcache jcache) { this.jcache = jcache; }
     public String getKeyPrefix() { return keyPrefix; }
     public void setKeyPrefix(String keyPrefix) { this.keyPrefix = keyPrefix; }
+    public Capacity getCapacity() { return capacity; }
+    public void setCapacity(Capacity capacity) { this.capacity = capacity; }
 
     /** One policy: what each client may do, and how its limiter behaves around the store. */
     public static class Policy {
@@ -267,6 +289,34 @@ public class SluiceProperties {
 
         public String getType() { return type; }
         public void setType(String type) { this.type = type; }
+    }
+
+    /**
+     * The store's bound. Default: a quarter of the heap, new keys at the bound decided on shared overflow cells,
+     * no state that still limits ever dropped.
+     */
+    public static class Capacity {
+        /** The bound in keys (set one of max-keys, max-bytes and heap-percent). */
+        private String maxKeys;
+        /** The bound in bytes, in key units of 400 bytes. */
+        private String maxBytes;
+        /** The bound as a share of the heap, 1 to 90 (default 25). */
+        private String heapPercent;
+        /** overflow (default), refuse-new-keys, or evict-resetting-budgets (drops live state: its budget restarts). */
+        private String policy;
+        /** Overflow cells per spec (default half the bound). */
+        private String overflowCells;
+
+        public String getMaxKeys() { return maxKeys; }
+        public void setMaxKeys(String maxKeys) { this.maxKeys = maxKeys; }
+        public String getMaxBytes() { return maxBytes; }
+        public void setMaxBytes(String maxBytes) { this.maxBytes = maxBytes; }
+        public String getHeapPercent() { return heapPercent; }
+        public void setHeapPercent(String heapPercent) { this.heapPercent = heapPercent; }
+        public String getPolicy() { return policy; }
+        public void setPolicy(String policy) { this.policy = policy; }
+        public String getOverflowCells() { return overflowCells; }
+        public void setOverflowCells(String overflowCells) { this.overflowCells = overflowCells; }
     }
 
     /** The HTTP filter. */

@@ -42,6 +42,8 @@ public final class SluiceRateLimiters implements RateLimiters {
 
     @Override public String keyPrefix() { return delegate.keyPrefix(); }
 
+    @Override public dev.sluice.limiter.StoreStatistics storeStatistics() { return delegate.storeStatistics(); }
+
     @Override
     public RateLimiter limiter(String name, LimitSpec spec, LimiterOptions options) {
         return delegate.limiter(name, spec, options);

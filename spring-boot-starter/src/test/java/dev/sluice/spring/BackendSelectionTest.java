@@ -82,6 +82,38 @@ class BackendSelectionTest {
                 });
     }
 
+    /** {@code sluice.capacity.*} bounds the store of every backend the starter creates, validated as the filter's settings. */
+    @Test
+    void capacityProperties_boundEveryBackend_badValuesFailStartUp() {
+        String[] capacity = {"sluice.capacity.max-keys=5000", "sluice.capacity.policy=refuse-new-keys"};
+        runner.withClassLoader(NO_HAZELCAST).withPropertyValues(capacity).withBean(
+                io.micrometer.core.instrument.MeterRegistry.class,
+                io.micrometer.core.instrument.simple.SimpleMeterRegistry::new).run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context.getBean(RateLimiters.class).storeStatistics().maxKeys()).isEqualTo(5000);
+            var registry = context.getBean(io.micrometer.core.instrument.MeterRegistry.class);
+            assertThat(registry.find("sluice.store.max.keys").gauge().value()).isEqualTo(5000.0);
+            assertThat(registry.find("sluice.store.overflow.decisions").functionCounter()).isNotNull();
+        });
+        runner.withClassLoader(NO_HAZELCAST).withUserConfiguration(CaffeineCacheManager.class)
+                .withPropertyValues("sluice.capacity.max-keys=5000", "sluice.jcache.cache-name=sluice-capacity-5000")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getBean(RateLimiters.class).storeStatistics().maxKeys()).isEqualTo(5000);
+                });
+        runner.withUserConfiguration(MemberConfig.class).withPropertyValues(capacity).run(context -> {
+            assertThat(context).hasNotFailed();
+            HazelcastInstance hazelcast = context.getBean(HazelcastInstance.class);
+            assertThat(hazelcast.getConfig().getMapConfig("sluice").getEvictionConfig().getSize()).isEqualTo(5000);
+            assertThat(context.getBean(RateLimiters.class).storeStatistics().maxKeys()).isEqualTo(10_000); // both maps
+        });
+        runner.withClassLoader(NO_HAZELCAST).withPropertyValues("sluice.capacity.policy=lru").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).rootCause().hasMessageContaining("sluice.capacity.policy='lru'")
+                    .hasMessageContaining("overflow, refuse-new-keys, evict-resetting-budgets");
+        });
+    }
+
     @Test
     void disabled_nothingIsCreated() {
         runner.withClassLoader(NO_HAZELCAST).withPropertyValues("sluice.enabled=false").run(context -> {
