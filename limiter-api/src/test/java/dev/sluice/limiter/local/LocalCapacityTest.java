@@ -39,7 +39,7 @@ final class LocalCapacityTest {
      * 1,000 (an eviction would start its budget over and grant more).
      */
     @Test
-    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    @Timeout(value = 180, unit = TimeUnit.SECONDS) // a hang guard: about 10 s alone, several times that beside other builds
     void flood_evictingStore_staysAtItsBound_hotKeyStaysExact() throws Exception {
         // The hot key must be asked at least once while the flood brings a bound's worth of new keys (here about
         // 0.7 s) or it is, rightly, the least recently used: a bound this large keeps that true on a loaded machine.
