@@ -526,7 +526,10 @@ final class DefaultRateLimiter implements RateLimiter {
         @Override public boolean isDegraded() { return false; }
         @Override public OptionalLong fencingToken() { return OptionalLong.of(verdict.token()); }
 
-        /** Releases the lease; completes once the store has it back (true), or at once if already released. */
+        /**
+         * Releases the lease; completes with true once the store gave its permits back, false when it did not
+         * (already released here, expired in the store, the runtime closed, the store failed).
+         */
         @Override
         public CompletableFuture<Boolean> refund() {
             return release();
@@ -548,7 +551,7 @@ final class DefaultRateLimiter implements RateLimiter {
                 release = decider.decideAsync(request(Op.RELEASE, 0, verdict.token()), options);
             } catch (RuntimeException e) {
                 maybeIdle();
-                return CompletableFuture.completedFuture(true); // closing: the lease expires in the store
+                return CompletableFuture.completedFuture(false); // closing: nothing sent, the lease expires in the store
             }
             return release.handle((v, failure) -> {
                 synchronized (lock) {
@@ -557,7 +560,7 @@ final class DefaultRateLimiter implements RateLimiter {
                     }
                 }
                 maybeIdle();
-                return failure == null;
+                return failure == null && v.granted(); // a lease the store no longer held gave nothing back
             });
         }
 

@@ -70,7 +70,7 @@ public final class DefaultRateLimiters implements RateLimiters {
         checkRenewal(spec, options);
         store.checkSpec(spec);
         DefaultRateLimiter limiter = new DefaultRateLimiter(this, name, Keys.limiterKey(keyPrefix, name), spec, options,
-                new Stats(name, options.listeners()), null);
+                new Stats(name, options.listeners(), decider.ticker), null);
         created.add(limiter);
         return limiter;
     }

@@ -41,7 +41,7 @@ final class PartitionedLimiter<P> implements PartitionedRateLimiter<P> {
         this.options = options;
         this.noQueue = options.toBuilder().queueLimit(0).build();
         this.partitionId = partitionId;
-        this.stats = new Stats(policy, options.listeners());
+        this.stats = new Stats(policy, options.listeners(), owner.decider.ticker);
     }
 
     @Override public String name() { return policy; }
