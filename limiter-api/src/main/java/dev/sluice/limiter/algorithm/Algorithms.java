@@ -135,7 +135,7 @@ public final class Algorithms {
     static long[] refunded(LimitSpec spec, long[] state, long now, long permits, long at) {
         if (spec instanceof LimitSpec.FixedWindow s) return FixedWindowStep.refund(s, state, permits, at);
         if (spec instanceof LimitSpec.SlidingWindow s) return SlidingWindowStep.refund(s, state, permits, at);
-        if (spec instanceof LimitSpec.SlidingLog) return SlidingLogStep.refund(state, permits, at);
+        if (spec instanceof LimitSpec.SlidingLog s) return SlidingLogStep.refund(s, state, permits, at);
         if (spec instanceof LimitSpec.SlidingCounter s) return SlidingCounterStep.refund(s, state, permits, at);
         if (spec instanceof LimitSpec.TokenBucket s) return TokenBucketStep.refund(s, state, now, permits, at);
         if (spec instanceof LimitSpec.Gcra s) return GcraStep.refund(s, state, now, permits, at);
