@@ -283,6 +283,39 @@ public abstract class CoreContract {
         assertFalse(perClient.tryAcquire("bob?", 1).isAcquired(), "bob? kept its own spent budget");
     }
 
+    static Stream<org.junit.jupiter.params.provider.Arguments> longerWindows() {
+        Duration minute = Duration.ofMinutes(1);
+        Duration hour = Duration.ofHours(1);
+        return Stream.of(
+                org.junit.jupiter.params.provider.Arguments.of(LimitSpec.slidingLog(10, minute), LimitSpec.slidingLog(10, hour)),
+                org.junit.jupiter.params.provider.Arguments.of(LimitSpec.fixedWindow(10, minute), LimitSpec.fixedWindow(10, hour)),
+                org.junit.jupiter.params.provider.Arguments.of(LimitSpec.slidingWindow(10, minute, 6), LimitSpec.slidingWindow(10, hour, 6)),
+                org.junit.jupiter.params.provider.Arguments.of(LimitSpec.slidingCounter(10, minute), LimitSpec.slidingCounter(10, hour)),
+                org.junit.jupiter.params.provider.Arguments.of(LimitSpec.tokenBucket(10, 10, minute), LimitSpec.tokenBucket(10, 1, hour)));
+    }
+
+    /**
+     * Regression: 10 taken under a 1-minute spec, then refused at 30 s by a replica with the 1-hour spec, granted
+     * 10 more at 61 s (121 s for the sliding counter): the refusal wrote nothing, and the state's old expiry passed.
+     */
+    @ParameterizedTest
+    @MethodSource("longerWindows")
+    void limitChangedLiveToALongerWindow_refusalKeepsTheConsumption(LimitSpec before, LimitSpec after) {
+        String name = unique("longer");
+        long intoHour = Math.floorMod(backend().clock().millis(), Duration.ofHours(1).toMillis());
+        // Five minutes into an hour, so that the new spec's aligned hour outlasts the test's two minutes.
+        backend().clock().advance(Duration.ofHours(1).plusMinutes(5).minusMillis(intoHour));
+        RateLimiter old = limiter(backend().limiters(), name, before);
+        assertTrue(old.tryAcquire(10).isAcquired());
+        RateLimiter changed = limiter(backend().replicas().get(backend().replicas().size() - 1), name, after);
+        backend().clock().advance(Duration.ofSeconds(30));
+        assertFalse(changed.tryAcquire(1).isAcquired(), "at 30 s");
+        backend().clock().advance(Duration.ofSeconds(31));
+        assertFalse(changed.tryAcquire(1).isAcquired(), before + " -> " + after + " at 61 s");
+        backend().clock().advance(Duration.ofSeconds(60));
+        assertFalse(changed.tryAcquire(1).isAcquired(), before + " -> " + after + " at 121 s");
+    }
+
     @Test
     void concurrency_closeReleasesAndTokensIncrease() {
         RateLimiter limiter = limiter(backend().limiters(), unique("lease"), LimitSpec.concurrency(2));
