@@ -56,6 +56,8 @@ final class DefaultRateLimiter implements RateLimiter {
     private final Decider decider;
     private final boolean concurrency;
     private final Runnable onIdle;
+    /** For a partition: whether its partitioned limiter was closed (it may not be tracking this one). */
+    private final java.util.function.BooleanSupplier ownerClosed;
 
     private final Object lock = new Object();
     private final ArrayDeque<Waiter> queue = new ArrayDeque<>();
@@ -68,6 +70,11 @@ final class DefaultRateLimiter implements RateLimiter {
 
     DefaultRateLimiter(DefaultRateLimiters owner, String name, String key, LimitSpec spec, LimiterOptions options,
             Stats stats, Runnable onIdle) {
+        this(owner, name, key, spec, options, stats, onIdle, () -> false);
+    }
+
+    DefaultRateLimiter(DefaultRateLimiters owner, String name, String key, LimitSpec spec, LimiterOptions options,
+            Stats stats, Runnable onIdle, java.util.function.BooleanSupplier ownerClosed) {
         this.owner = owner;
         this.name = name;
         this.key = key;
@@ -77,6 +84,7 @@ final class DefaultRateLimiter implements RateLimiter {
         this.decider = owner.decider;
         this.concurrency = spec instanceof LimitSpec.Concurrency;
         this.onIdle = onIdle;
+        this.ownerClosed = ownerClosed;
     }
 
     @Override public String name() { return name; }
@@ -502,6 +510,12 @@ final class DefaultRateLimiter implements RateLimiter {
 
         private void renew() {
             if (released.get()) {
+                return;
+            }
+            if (closed || ownerClosed.getAsBoolean()) {
+                // Closing stops renewal (the lease then expires in the store), also for a partition its
+                // partitioned limiter no longer tracked when it closed (past its bound of busy partitions).
+                stopRenewal();
                 return;
             }
             decider.decideAsync(request(Op.RENEW, 0, verdict.token()), options).whenComplete((v, failure) -> {

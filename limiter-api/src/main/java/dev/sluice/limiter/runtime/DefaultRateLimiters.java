@@ -92,8 +92,8 @@ public final class DefaultRateLimiters implements RateLimiters {
     }
 
     DefaultRateLimiter newPartition(String policy, String key, LimitSpec spec, LimiterOptions options, Stats stats,
-            Runnable onIdle) {
-        return new DefaultRateLimiter(this, policy, key, spec, options, stats, onIdle);
+            Runnable onIdle, java.util.function.BooleanSupplier ownerClosed) {
+        return new DefaultRateLimiter(this, policy, key, spec, options, stats, onIdle, ownerClosed);
     }
 
     private static void checkRenewal(LimitSpec spec, LimiterOptions options) {

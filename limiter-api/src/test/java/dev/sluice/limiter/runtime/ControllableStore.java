@@ -27,6 +27,8 @@ final class ControllableStore implements DecisionStore {
 
     final ManualClock clock = new ManualClock();
     final AtomicInteger calls = new AtomicInteger();
+    /** Renewals asked for, by key. */
+    final ConcurrentHashMap<String, AtomicInteger> renewals = new ConcurrentHashMap<>();
     final CopyOnWriteArrayList<CompletableFuture<Verdict>> hanging = new CopyOnWriteArrayList<>();
     private final ConcurrentHashMap<String, long[]> states = new ConcurrentHashMap<>();
     volatile Mode mode = Mode.NORMAL;
@@ -38,6 +40,9 @@ final class ControllableStore implements DecisionStore {
     @Override
     public CompletableFuture<Verdict> submit(StepRequest request) {
         calls.incrementAndGet();
+        if (request.op() == dev.sluice.limiter.algorithm.Op.RENEW) {
+            renewals.computeIfAbsent(request.key(), k -> new AtomicInteger()).incrementAndGet();
+        }
         if (failuresLeft.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
             return CompletableFuture.failedFuture(new Transient());
         }
