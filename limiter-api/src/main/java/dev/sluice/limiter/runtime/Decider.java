@@ -212,9 +212,9 @@ final class Decider {
                 return;
             }
             long pause = backoff(attempt, decision.deadline);
-            // A refund is never retried: the first attempt may have been applied, and a second would give back twice.
+            // A refund is retried like any step: it carries its id, so a first attempt that was applied makes the
+            // retry change nothing.
             if (isUsageError(failure) || isCapacityRefusal(failure) || attempt >= options.maxRetries()
-                    || decision.request.op() == Op.REFUND
                     || !store.isRetryable(failure) || pause < 0) {
                 result.completeExceptionally(failure);
                 return;

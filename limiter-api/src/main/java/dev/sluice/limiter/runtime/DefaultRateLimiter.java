@@ -1,5 +1,6 @@
 package dev.sluice.limiter.runtime;
 
+import dev.sluice.limiter.algorithm.Algorithms;
 import dev.sluice.limiter.algorithm.Verdict;
 
 import dev.sluice.limiter.algorithm.Op;
@@ -614,7 +615,9 @@ final class DefaultRateLimiter implements RateLimiter {
                 return CompletableFuture.completedFuture(false);
             }
             try {
-                return decider.decideAsync(request(Op.REFUND, permits, verdict.token()), options)
+                // One id for every attempt and re-run of this refund: the store applies it once.
+                long permitsWord = Algorithms.refundPermits(permits, Algorithms.newRefundId());
+                return decider.decideAsync(request(Op.REFUND, permitsWord, verdict.token()), options)
                         .handle((v, failure) -> failure == null && v.granted());
             } catch (RuntimeException closing) {
                 return CompletableFuture.completedFuture(false);

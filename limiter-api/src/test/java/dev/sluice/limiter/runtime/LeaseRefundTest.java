@@ -11,6 +11,7 @@ import dev.sluice.limiter.RateLimiter;
 import dev.sluice.limiter.RateLimiters;
 import dev.sluice.limiter.local.LocalRateLimiters;
 import dev.sluice.limiter.local.ManualClock;
+import dev.sluice.limiter.spi.RateLimiterRuntime;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -63,5 +64,30 @@ final class LeaseRefundTest {
         Lease closed = limiter.tryAcquire(1);
         limiters.close();
         assertFalse(closed.refund().get(5, TimeUnit.SECONDS));
+    }
+
+    /**
+     * Regression: a refund that the store ran twice (Hazelcast re-runs an invocation whose owner left after
+     * running it) gave back twice; and a refund whose answer was lost was never retried.
+     */
+    @Test
+    void refund_runTwiceOrRetriedAfterALostAnswer_givesBackOnce() throws Exception {
+        ControllableStore store = new ControllableStore();
+        RateLimiters limiters = RateLimiterRuntime.create(store);
+        try {
+            RateLimiter limiter = limiters.limiter("mails", LimitSpec.slidingLog(5, Duration.ofMinutes(1)),
+                    LimiterOptions.builder().maxRetries(3).build());
+            Lease two = limiter.tryAcquire(2);
+            Lease one = limiter.tryAcquire(1);
+            assertTrue(limiter.tryAcquire(2).isAcquired());
+            store.stepsToRunTwice.set(1);
+            assertTrue(two.refund().get(5, TimeUnit.SECONDS));
+            assertEquals(2, limiter.tryAcquire(0).remaining(), "two given back, not four");
+            store.answersToLose.set(1);
+            assertTrue(one.refund().get(5, TimeUnit.SECONDS), "retried after the lost answer, recognized");
+            assertEquals(3, limiter.tryAcquire(0).remaining(), "one given back once");
+        } finally {
+            limiters.close();
+        }
     }
 }
