@@ -121,10 +121,27 @@ final class Decider {
      * or frees permits before the lease expires.
      */
     CompletableFuture<Verdict> decideAsync(StepRequest request, LimiterOptions options) {
-        Decision decision = new Decision(request, options, ticker.read() + options.decisionTimeout().toNanos());
+        return decideAsync(request, options, null);
+    }
+
+    /**
+     * {@link #decideAsync(StepRequest, LimiterOptions)}, handing {@code late} the verdict of an acquisition that
+     * arrives once the returned future is done (its deadline passed, or it was cancelled while the answer was on
+     * its way), so that what it granted can be given back.
+     *
+     * <p>With a {@code late} handler, a deadline that passes does not cancel the step in flight: a store drops an
+     * unsent request at its deadline by itself ({@link DecisionStore#submit(StepRequest, long)}), and one already
+     * sent then still answers, to {@code late}. A cancelled future still cancels the step, so a request the store
+     * holds unsent is dropped; the answer of one already sent is then never seen, and gives nothing back.
+     */
+    CompletableFuture<Verdict> decideAsync(StepRequest request, LimiterOptions options,
+            java.util.function.Consumer<Verdict> late) {
+        Decision decision = new Decision(request, options, ticker.read() + options.decisionTimeout().toNanos(), late);
         Executor callbacks = store.callbackExecutor();
         Runnable expire = () -> {
-            decision.abandonStep(); // before the caller hears back, so the request is out of any queue by then
+            if (decision.late == null) {
+                decision.abandonStep(); // before the caller hears back, so the request is out of any queue by then
+            }
             decision.result.completeExceptionally(
                     new TimeoutException("no verdict within " + options.decisionTimeout()));
         };
@@ -152,12 +169,15 @@ final class Decider {
         volatile CompletableFuture<Verdict> step;
         /** Whether foreign state was already replaced for this decision (at most once). */
         volatile boolean replaced;
+        /** Where a verdict that arrives once {@link #result} is done goes, or {@code null}. */
+        final java.util.function.Consumer<Verdict> late;
 
-        Decision(StepRequest request, LimiterOptions options, long deadline) {
+        Decision(StepRequest request, LimiterOptions options, long deadline, java.util.function.Consumer<Verdict> late) {
             this.request = request;
             this.options = options;
             this.deadline = deadline;
             this.abandonable = request.op() == Op.ACQUIRE;
+            this.late = abandonable ? late : null;
         }
 
         void abandonStep() {
@@ -190,7 +210,9 @@ final class Decider {
                 return; // abandoned here, once the result was settled (timed out or cancelled)
             }
             if (error == null) {
-                result.complete(verdict);
+                if (!result.complete(verdict) && decision.late != null) {
+                    decision.late.accept(verdict); // its caller gave up meanwhile: what it took goes back
+                }
                 return;
             }
             Throwable failure = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;

@@ -44,8 +44,9 @@ import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
  *
  * <p>A grant goes to the waiter at the head when it arrives (the one asked for may have been cancelled
  * meanwhile or, newest first, overtaken by a newer one) if that waiter asked for as many permits; a
- * grant nobody can take releases its concurrency lease, and rate permits stay consumed, as they would
- * for a caller who stopped listening.
+ * grant nobody can take goes back: its concurrency lease is released, its rate permits refunded (once,
+ * through the refund's id). So is a grant whose answer arrives after its caller's deadline; an answer that
+ * never arrives gives nothing back.
  */
 final class DefaultRateLimiter implements RateLimiter {
     private final DefaultRateLimiters owner;
@@ -196,12 +197,13 @@ final class DefaultRateLimiter implements RateLimiter {
     private CompletableFuture<Lease> decideAsync(long permits) {
         long start = decider.ticker.read();
         CompletableFuture<Lease> out = new CompletableFuture<>();
-        CompletableFuture<Verdict> decision = decider.decideAsync(acquireRequest(permits), options);
+        CompletableFuture<Verdict> decision = decider.decideAsync(acquireRequest(permits), options,
+                late -> giveBack(late, permits));
         decision.whenComplete((v, failure) -> {
             if (failure == null) {
                 Lease lease = toLease(v, permits);
                 if (!out.complete(lease)) {
-                    lease.close();
+                    giveBack(lease);
                 }
                 return;
             }
@@ -271,15 +273,40 @@ final class DefaultRateLimiter implements RateLimiter {
         return Lease.refused(0, spec.limit(), Optional.empty(), Duration.ZERO);
     }
 
-    /** Completes and counts a waiter; a lease nobody waits for any more is closed (released, for concurrency). */
+    /** Completes and counts a waiter; a lease nobody waits for any more goes back ({@link #giveBack}). */
     private void deliver(Waiter waiter, Lease lease) {
         if (waiter.future.isDone()) {
-            lease.close();
+            giveBack(lease);
             return;
         }
         record(lease, waiter.start); // before completing, so a caller who sees the lease sees it counted
         if (!waiter.future.complete(lease)) {
+            giveBack(lease);
+        }
+    }
+
+    /** A lease nobody will hold: a rate grant is refunded, a concurrency lease released; others are values. */
+    private static void giveBack(Lease lease) {
+        if (lease instanceof RateGrant) {
+            lease.refund();
+        } else {
             lease.close();
+        }
+    }
+
+    /** A verdict that arrived after its caller gave up: what it granted goes back. */
+    private void giveBack(Verdict late, long permits) {
+        if (!late.granted() || permits == 0) {
+            return;
+        }
+        if (concurrency) {
+            try {
+                decider.decideAsync(request(Op.RELEASE, 0, late.token()), options);
+            } catch (RuntimeException closing) {
+                // the runtime is closing: the lease expires in the store
+            }
+        } else {
+            new RateGrant(late, permits).refund();
         }
     }
 

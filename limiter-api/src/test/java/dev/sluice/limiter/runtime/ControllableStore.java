@@ -15,7 +15,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /** A real in-memory store that a test can make hang, fail, or fail retryably; counts every call. */
 final class ControllableStore implements DecisionStore {
-    enum Mode { NORMAL, HANG, FAIL, FAIL_RETRYABLE }
+    enum Mode { NORMAL, HANG, FAIL, FAIL_RETRYABLE, ANSWER_LATER }
 
     static final class Transient extends RuntimeException {
         private static final long serialVersionUID = 1L;
@@ -30,6 +30,8 @@ final class ControllableStore implements DecisionStore {
     /** Renewals asked for, by key. */
     final ConcurrentHashMap<String, AtomicInteger> renewals = new ConcurrentHashMap<>();
     final CopyOnWriteArrayList<CompletableFuture<Verdict>> hanging = new CopyOnWriteArrayList<>();
+    /** In {@link Mode#ANSWER_LATER}: answers of steps that ran, to be delivered when the test says. */
+    final CopyOnWriteArrayList<Runnable> heldAnswers = new CopyOnWriteArrayList<>();
     private final ConcurrentHashMap<String, long[]> states = new ConcurrentHashMap<>();
     volatile Mode mode = Mode.NORMAL;
     /** Failures still to produce before behaving normally, when &gt; 0 (overrides mode). */
@@ -76,6 +78,12 @@ final class ControllableStore implements DecisionStore {
         }
         if (answersToLose.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
             return CompletableFuture.failedFuture(new Transient()); // it ran, and the caller cannot know
+        }
+        if (mode == Mode.ANSWER_LATER) {
+            CompletableFuture<Verdict> later = new CompletableFuture<>();
+            Verdict answer = out[0].withoutState();
+            heldAnswers.add(() -> later.complete(answer));
+            return later;
         }
         return CompletableFuture.completedFuture(out[0].withoutState());
     }

@@ -90,4 +90,47 @@ final class LeaseRefundTest {
             limiters.close();
         }
     }
+
+    /**
+     * Regression: a grant whose answer arrived after its caller's deadline was only closed, a no-op for a rate
+     * grant, so its permits stayed spent for a caller who never got them.
+     */
+    @Test
+    void grantAnsweredAfterTheDeadline_isRefunded_andOneNeverAnsweredGivesNothing() throws Exception {
+        ControllableStore store = new ControllableStore();
+        RateLimiters limiters = RateLimiterRuntime.create(store);
+        try {
+            RateLimiter limiter = limiters.limiter("reports", LimitSpec.fixedWindow(5, Duration.ofMinutes(1)),
+                    LimiterOptions.builder().decisionTimeout(Duration.ofMillis(30))
+                            .failureMode(dev.sluice.limiter.FailureMode.DENY).build());
+            RateLimiter concurrent = limiters.limiter("jobs", LimitSpec.concurrency(2, Duration.ofMinutes(1)),
+                    LimiterOptions.builder().decisionTimeout(Duration.ofMillis(30))
+                            .failureMode(dev.sluice.limiter.FailureMode.DENY).build());
+            store.mode = ControllableStore.Mode.ANSWER_LATER;
+            Lease gaveUp = limiter.acquireAsync(2).get(5, TimeUnit.SECONDS);
+            Lease leaseGaveUp = concurrent.acquireAsync(1).get(5, TimeUnit.SECONDS);
+            assertTrue(gaveUp.isDegraded() && leaseGaveUp.isDegraded(), "the deadline passed first: " + gaveUp);
+            store.mode = ControllableStore.Mode.NORMAL;
+            assertEquals(3, limiter.tryAcquire(0).remaining(), "charged in the store meanwhile");
+            store.heldAnswers.forEach(Runnable::run); // the answers arrive, late
+            awaitRemaining(limiter, 5);
+            awaitRemaining(concurrent, 2);
+
+            store.mode = ControllableStore.Mode.HANG; // an answer that never arrives
+            assertTrue(limiter.acquireAsync(1).get(5, TimeUnit.SECONDS).isDegraded());
+            store.mode = ControllableStore.Mode.NORMAL;
+            assertEquals(5, limiter.tryAcquire(0).remaining());
+        } finally {
+            limiters.close();
+        }
+    }
+
+    private static void awaitRemaining(RateLimiter limiter, long expected) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (limiter.tryAcquire(0).remaining() != expected) {
+            assertTrue(System.nanoTime() < deadline, limiter.name() + " never got back to " + expected + ", at "
+                    + limiter.tryAcquire(0).remaining());
+            Thread.sleep(5);
+        }
+    }
 }
