@@ -22,7 +22,8 @@ import java.util.Arrays;
  * keep (a bucket refilled to full): otherwise a re-run could land on a fresh state and give back there. At
  * most {@link #MAX_IDS} are kept per key; past that the oldest is forgotten, so only a refund re-run after
  * {@value #MAX_IDS} later refunds on the same key within the window could apply twice. Cost: two words (16
- * bytes, about 10 packed on Hazelcast) per remembered refund, nothing once they expire.
+ * bytes; one long, 8 bytes, as Hazelcast packs it) per remembered refund, at most 128 words; nothing once
+ * they expire.
  */
 final class RefundMemory {
     /** How long a refund's id is kept after it was applied. */
