@@ -18,6 +18,9 @@ import java.util.Objects;
  *
  * <p>State written by a different algorithm under the same key is detected by its header and refused
  * with an {@link IllegalStateException}; it is never misread and never silently reset.
+ *
+ * <p>A rate state may end with the ids of the refunds it recently applied ({@link RefundMemory}); {@link #step}
+ * takes them off before the algorithm's step and puts them back after, so no step ever sees them.
  */
 public final class Algorithms {
     static final long MAGIC = 0x51CEL;
@@ -236,8 +239,8 @@ public final class Algorithms {
 
     /**
      * The permits word of a {@link Op#REFUND} that carries a refund id: the permits in its low 30 bits, the id
-     * in the 33 above (the sign bit stays clear). A refund run again with the same id (an at-least-once re-run, a retry) changes nothing the second
-     * time, for as long as the state remembers it (see the README's refunds).
+     * in the 33 above (the sign bit stays clear). A refund run again with the same id (an at-least-once re-run,
+     * a retry) changes nothing the second time, for as long as the state remembers it ({@link RefundMemory}).
      *
      * @param refundId a random id of up to 33 bits, not 0
      */

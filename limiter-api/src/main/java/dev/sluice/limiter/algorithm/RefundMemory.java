@@ -4,6 +4,9 @@ import static dev.sluice.limiter.algorithm.Algorithms.HEADER;
 import static dev.sluice.limiter.algorithm.Algorithms.HEADER_WORDS;
 
 import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.Map;
 
 /**
  * The ids of the refunds a rate state has recently applied, so that a refund run again (Hazelcast re-runs an
@@ -135,14 +138,14 @@ final class RefundMemory {
         if (a == null || b == null) {
             return a == null ? b : a;
         }
-        java.util.Map<Long, Long> until = new java.util.HashMap<>();
+        Map<Long, Long> until = new HashMap<>();
         for (long[] m : new long[][] {a, b}) {
             for (int i = 0; i < m.length; i += ENTRY) {
                 until.merge(m[i], m[i + 1], Math::max);
             }
         }
         long[][] sorted = until.entrySet().stream().map(e -> new long[] {e.getKey(), e.getValue()})
-                .sorted(java.util.Comparator.comparingLong(e -> e[1])).toArray(long[][]::new);
+                .sorted(Comparator.comparingLong(e -> e[1])).toArray(long[][]::new);
         int from = Math.max(0, sorted.length - MAX_IDS);
         long[] out = new long[(sorted.length - from) * ENTRY];
         for (int i = from, to = 0; i < sorted.length; i++) {

@@ -20,6 +20,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 
 /**
  * Obtains one verdict from the store within a deadline, retrying retryable failures with randomized,
@@ -135,7 +136,7 @@ final class Decider {
      * holds unsent is dropped; the answer of one already sent is then never seen, and gives nothing back.
      */
     CompletableFuture<Verdict> decideAsync(StepRequest request, LimiterOptions options,
-            java.util.function.Consumer<Verdict> late) {
+            Consumer<Verdict> late) {
         Decision decision = new Decision(request, options, ticker.read() + options.decisionTimeout().toNanos(), late);
         Executor callbacks = store.callbackExecutor();
         Runnable expire = () -> {
@@ -170,9 +171,9 @@ final class Decider {
         /** Whether foreign state was already replaced for this decision (at most once). */
         volatile boolean replaced;
         /** Where a verdict that arrives once {@link #result} is done goes, or {@code null}. */
-        final java.util.function.Consumer<Verdict> late;
+        final Consumer<Verdict> late;
 
-        Decision(StepRequest request, LimiterOptions options, long deadline, java.util.function.Consumer<Verdict> late) {
+        Decision(StepRequest request, LimiterOptions options, long deadline, Consumer<Verdict> late) {
             this.request = request;
             this.options = options;
             this.deadline = deadline;

@@ -32,6 +32,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
+import java.util.function.BooleanSupplier;
 
 /**
  * The runtime of one key: decisions with failure modes, the local queue and concurrency leases.
@@ -59,7 +60,7 @@ final class DefaultRateLimiter implements RateLimiter {
     private final boolean concurrency;
     private final Runnable onIdle;
     /** For a partition: whether its partitioned limiter was closed (it may not be tracking this one). */
-    private final java.util.function.BooleanSupplier ownerClosed;
+    private final BooleanSupplier ownerClosed;
 
     private final Object lock = new Object();
     private final ArrayDeque<Waiter> queue = new ArrayDeque<>();
@@ -76,7 +77,7 @@ final class DefaultRateLimiter implements RateLimiter {
     }
 
     DefaultRateLimiter(DefaultRateLimiters owner, String name, String key, LimitSpec spec, LimiterOptions options,
-            Stats stats, Runnable onIdle, java.util.function.BooleanSupplier ownerClosed) {
+            Stats stats, Runnable onIdle, BooleanSupplier ownerClosed) {
         this.owner = owner;
         this.name = name;
         this.key = key;

@@ -17,6 +17,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 
 /**
@@ -92,7 +93,7 @@ public final class DefaultRateLimiters implements RateLimiters {
     }
 
     DefaultRateLimiter newPartition(String policy, String key, LimitSpec spec, LimiterOptions options, Stats stats,
-            Runnable onIdle, java.util.function.BooleanSupplier ownerClosed) {
+            Runnable onIdle, BooleanSupplier ownerClosed) {
         return new DefaultRateLimiter(this, policy, key, spec, options, stats, onIdle, ownerClosed);
     }
 
