@@ -142,6 +142,27 @@ final class RealTimeAccuracyTest {
     }
 
     /**
+     * A limit changed live to a longer window (130 ms to 1,370 ms) on the real clock, old spec on one replica and
+     * new on another: a key the new spec touched before the old state expired never starts over within the new
+     * spec's hold; a key nothing asked until the old state's expiry starts over, as the README says.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("backends")
+    void liveChangeToALongerWindow_touchedNeverStartsOver_untouchedStartsOver(String backend) throws Exception {
+        List<AutoCloseable> resources = new ArrayList<>();
+        try {
+            LimiterOptions options = LimiterOptions.builder().decisionTimeout(Duration.ofSeconds(10))
+                    .durability(backend.endsWith("-ephemeral") ? Durability.EPHEMERAL : Durability.REPLICATED).build();
+            List<String> problems = RealTimeAccuracy.liveChange(backend, replicas(backend, resources), options);
+            assertTrue(problems.isEmpty(), String.join("\n", problems));
+        } finally {
+            for (int i = resources.size() - 1; i >= 0; i--) {
+                resources.get(i).close();
+            }
+        }
+    }
+
+    /**
      * 10 per second and 50 per minute as one composite step, 32 callers over every member (and a client) for
      * 6 s: no 1-second interval holds more than 10, and the minute's 50 bind exactly (the second's limit
      * alone would allow 60 in that time).
@@ -194,8 +215,10 @@ final class RealTimeAccuracyTest {
     /** Two handles on one cache: for Hazelcast, one through each of two members. */
     private static List<Cache<String, long[]>> caches(String backend, List<AutoCloseable> resources) {
         String name = "sluice-realtime-" + UUID.randomUUID();
-        Duration lifetime = JCacheRateLimiters.maxStateLifetime(SPECS.get(0),
-                SPECS.subList(1, SPECS.size()).toArray(LimitSpec[]::new));
+        List<LimitSpec> all = new ArrayList<>(SPECS);
+        RealTimeAccuracy.liveChanges().forEach(pair -> all.addAll(List.of(pair)));
+        Duration lifetime = JCacheRateLimiters.maxStateLifetime(all.get(0),
+                all.subList(1, all.size()).toArray(LimitSpec[]::new));
         if (backend.equals("jcache-hazelcast")) {
             CachingProvider provider = Caching.getCachingProvider("com.hazelcast.cache.HazelcastMemberCachingProvider");
             CacheManager first = provider.getCacheManager(provider.getDefaultURI(), provider.getDefaultClassLoader(),

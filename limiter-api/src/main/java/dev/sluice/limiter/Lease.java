@@ -61,8 +61,9 @@ public interface Lease extends AutoCloseable {
      * released. At most once per lease; a refused or degraded lease, or one that cannot be given back (a
      * value lease, a pre-filter's local allowance), gives back nothing.
      *
-     * <p>Never throws. The refund is one step on the store, never retried (a retry could give back twice);
-     * one that fails leaves the permits consumed, which can only make the limiter stricter.
+     * <p>Never throws. The refund is one step on the store with an id of its own: retried like any decision,
+     * and applied once however often the store runs it (a Hazelcast re-run after a member crash); one that
+     * fails leaves the permits consumed, which can only make the limiter stricter.
      *
      * @return completes with {@code true} when the store gave something back
      */

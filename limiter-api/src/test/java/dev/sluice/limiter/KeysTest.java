@@ -141,4 +141,33 @@ final class KeysTest {
         assertThrows(IllegalArgumentException.class, () -> Keys.checkName("prefix", "x".repeat(257)));
         assertEquals("x".repeat(256), Keys.checkName("prefix", "x".repeat(256)));
     }
+
+    /** Regression: sha256("bob\uD800") equalled sha256("bob?"): getBytes(UTF_8) replaces a lone surrogate with '?'. */
+    @Test
+    void sha256_loneSurrogate_isRefusedNamingItsIndex() {
+        for (String malformed : new String[] {"bob\uD800", "bob\uDFFF", "\uDC00bob", "bob\uD800x"}) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Keys.sha256(malformed));
+            assertTrue(e.getMessage().startsWith("identifier must be well-formed UTF-16")
+                    && e.getMessage().contains("surrogate U+") && e.getMessage().contains("at index "), e.getMessage());
+        }
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Keys.sha256("bob\uD800"));
+        assertTrue(e.getMessage().contains("lone high surrogate U+D800 at index 3 of 4"), e.getMessage());
+        assertEquals(64, Keys.sha256("bob?").length());
+        assertNotEquals(Keys.sha256("bob\uD83D\uDE00"), Keys.sha256("bob?"), "a surrogate pair is a character of its own");
+    }
+
+    /** Regression: partition ids "bob?", "bob\uD800" and "bob\uDFFF" shared one Hazelcast entry. */
+    @Test
+    void everyKeyBuilder_loneSurrogate_isRefused() {
+        String lone = "bob\uD800";
+        String longLone = "x".repeat(Keys.MAX_PARTITION_ID_LENGTH) + "\uDFFF";
+        assertThrows(IllegalArgumentException.class, () -> Keys.escapePartition(lone));
+        assertThrows(IllegalArgumentException.class, () -> Keys.partitionSegment(lone));
+        assertThrows(IllegalArgumentException.class, () -> Keys.partitionSegment(longLone), "the hashed form too");
+        assertThrows(IllegalArgumentException.class, () -> Keys.partitionKey("sluice", "login", "a/\uDFFF"));
+        assertThrows(IllegalArgumentException.class, () -> Keys.limiterKey("sluice", lone));
+        assertThrows(IllegalArgumentException.class, () -> Keys.checkName("name", lone));
+        assertEquals("bob?", Keys.escapePartition("bob?"));
+        assertEquals("bob\uD83D\uDE00%2F", Keys.escapePartition("bob\uD83D\uDE00/"), "a pair is kept as it is");
+    }
 }

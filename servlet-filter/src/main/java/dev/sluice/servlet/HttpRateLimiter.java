@@ -143,7 +143,34 @@ public final class HttpRateLimiter implements AutoCloseable {
         if (applied.isEmpty()) {
             return CompletableFuture.completedFuture(HttpDecision.NOT_LIMITED);
         }
-        return decidePolicies(request, applied, acquisition).thenCompose(this::answer);
+        List<Decision> decisions = new ArrayList<>(applied.size());
+        return decidePolicies(request, applied, acquisition, decisions).handle((d, failure) -> failure)
+                .thenCompose(failure -> {
+                    if (failure == null) {
+                        return answer(decisions);
+                    }
+                    Throwable cause = failure instanceof CompletionException && failure.getCause() != null
+                            ? failure.getCause() : failure;
+                    if (cause instanceof MalformedIdentity malformed) {
+                        // A usage error, not a store failure: no failure mode applies, and what was taken goes back.
+                        return refundAll(decisions).thenApply(refunded -> {
+                            Responses.Answer answer = new Responses.Answer();
+                            Responses.badRequest(answer, malformed.getMessage());
+                            return HttpDecision.answer(answer);
+                        });
+                    }
+                    return CompletableFuture.failedFuture(cause);
+                });
+    }
+
+    /** An identity that cannot become a key (not well-formed UTF-16): the request is answered 400. */
+    private static final class MalformedIdentity extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        MalformedIdentity(String policy, IllegalArgumentException cause) {
+            super("The client identity of policy '" + policy + "' is not well-formed text: " + cause.getMessage(),
+                    cause, false, false);
+        }
     }
 
     /**
@@ -152,14 +179,18 @@ public final class HttpRateLimiter implements AutoCloseable {
      * permits), so the refused request takes nothing from them.
      */
     private CompletableFuture<List<Decision>> decidePolicies(HttpRequestView request,
-            List<RateLimitFilterConfig.Applied> applied, Acquisition acquisition) {
-        List<Decision> decisions = new ArrayList<>(applied.size());
+            List<RateLimitFilterConfig.Applied> applied, Acquisition acquisition, List<Decision> decisions) {
         CompletableFuture<Boolean> stopped = CompletableFuture.completedFuture(false);
         for (RateLimitFilterConfig.Applied a : applied) {
             stopped = stopped.thenCompose(stop -> {
                 RateLimitPolicy policy = a.policy();
                 boolean shadow = config.shadow() || policy.shadow();
-                String partition = Keys.sha256(identify(policy, request));
+                String partition;
+                try {
+                    partition = Keys.sha256(identify(policy, request));
+                } catch (IllegalArgumentException malformed) {
+                    throw new MalformedIdentity(policy.name(), malformed);
+                }
                 return acquisition.acquire(limiters.get(policy.name()), partition, stop ? 0 : a.cost())
                         .handle((lease, failure) -> {
                             Decision d = decision(policy, partition, lease, failure, stop, shadow, stop ? 0 : a.cost());

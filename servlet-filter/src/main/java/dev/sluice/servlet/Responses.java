@@ -262,6 +262,15 @@ final class Responses {
                         + quoted(violated) + "; try again shortly.", violated);
     }
 
+    /** Answers {@code 400 Bad Request} for a request whose client identity cannot become a key. */
+    static void badRequest(Answer response, String detail) {
+        response.setStatus(400);
+        response.setHeader("Cache-Control", "no-store");
+        String body = "{\"type\":\"about:blank\",\"title\":\"Bad Request\",\"status\":400,\"detail\":" + json(detail) + "}";
+        response.body = body.getBytes(StandardCharsets.UTF_8);
+        response.detail = detail;
+    }
+
     private static String quoted(List<String> names) {
         List<String> q = new ArrayList<>(names.size());
         names.forEach(n -> q.add("'" + n + "'"));

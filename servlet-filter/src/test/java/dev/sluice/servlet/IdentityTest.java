@@ -165,6 +165,31 @@ final class IdentityTest {
         assertEquals(List.of(Keys.sha256("ip:127.0.0.1"), Keys.sha256("ip:127.0.0.1")), limiters.partitions);
     }
 
+    /**
+     * An identity that is not well-formed UTF-16 (a principal name with a lone surrogate) cannot become a key: it
+     * would share "?"'s budget. The request is answered 400, fail-open or not, and earlier policies get their
+     * permits back.
+     */
+    @Test
+    void identityWithALoneSurrogate_answers400_andEarlierPoliciesAreRefunded() throws Exception {
+        serve(RateLimitFilterConfig.builder()
+                .policy(RateLimitPolicy.of("everyone", LimitSpec.fixedWindow(2, Duration.ofMinutes(1)))
+                        .withIdentity(ClientIdentityResolver.global()))
+                .policy(RateLimitPolicy.of("per-user", ONE_A_MINUTE).withIdentity(request -> {
+                    String user = request.getHeader("X-User");
+                    return user == null ? null : "user:" + user.replace("LONE", "\uD800");
+                }))
+                .route("/*", "everyone", "per-user").build());
+
+        HttpResponse<String> bad = server.get("/x", "X-User", "bobLONE");
+        assertEquals(400, bad.statusCode(), bad.body());
+        assertTrue(bad.body().contains("not well-formed") && bad.body().contains("index 8"), bad.body());
+        assertEquals(400, get("/x", "X-User", "bobLONE"));
+        assertEquals(200, get("/x", "X-User", "bob?"), "the refused requests took nothing from 'everyone'");
+        assertEquals(200, get("/x", "X-User", "alice"));
+        assertEquals(429, get("/x", "X-User", "carol"));
+    }
+
     @Test
     void properties_identityPerPolicyAndDefault() throws Exception {
         Properties p = new Properties();

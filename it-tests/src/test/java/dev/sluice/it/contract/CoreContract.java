@@ -6,9 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sluice.limiter.FailureMode;
+import dev.sluice.limiter.Keys;
 import dev.sluice.limiter.Lease;
 import dev.sluice.limiter.LimitSpec;
 import dev.sluice.limiter.LimiterOptions;
+import dev.sluice.limiter.PartitionedRateLimiter;
 import dev.sluice.limiter.RateLimiter;
 import dev.sluice.limiter.RateLimiters;
 import java.time.Duration;
@@ -255,6 +258,62 @@ public abstract class CoreContract {
         long smaller = Math.min(before.limit(), after.limit());
         long larger = Math.max(before.limit(), after.limit());
         assertTrue(both >= smaller && both <= larger, before + " and " + after + " at once: " + both);
+    }
+
+    /**
+     * Regression: partition ids {@code bob?}, {@code bob\uD800} and {@code bob\uDFFF} shared one entry (3, 0 and 0
+     * grants): a lone surrogate has no UTF-8 form, and the encoder wrote {@code ?}. Such an id is a usage error,
+     * thrown at the call site, which no failure mode turns into a grant.
+     */
+    @Test
+    void partition_loneSurrogateId_isRefusedAtTheCallSiteEvenFailingOpen() throws Exception {
+        PartitionedRateLimiter<String> perClient = backend().limiters().partitioned(unique("surrogates"),
+                LimitSpec.fixedWindow(3, Duration.ofMinutes(1)),
+                LimiterOptions.builder().failureMode(FailureMode.ALLOW).decisionTimeout(Duration.ofSeconds(10)).build());
+        for (int i = 0; i < 3; i++) {
+            assertTrue(perClient.tryAcquire("bob?", 1).isAcquired());
+        }
+        for (String lone : new String[] {"bob\uD800", "bob\uDFFF"}) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> perClient.tryAcquire(lone, 1));
+            assertTrue(e.getMessage().contains("surrogate") && e.getMessage().contains("index 3"), e.getMessage());
+            assertThrows(IllegalArgumentException.class, () -> perClient.acquireAsync(lone, 1));
+            assertThrows(IllegalArgumentException.class, () -> Keys.sha256(lone));
+        }
+        assertTrue(perClient.tryAcquire("bob\uD83D\uDE00", 3).isAcquired(), "a surrogate pair is an id of its own");
+        assertFalse(perClient.tryAcquire("bob?", 1).isAcquired(), "bob? kept its own spent budget");
+    }
+
+    static Stream<org.junit.jupiter.params.provider.Arguments> longerWindows() {
+        Duration minute = Duration.ofMinutes(1);
+        Duration hour = Duration.ofHours(1);
+        return Stream.of(
+                org.junit.jupiter.params.provider.Arguments.of(LimitSpec.slidingLog(10, minute), LimitSpec.slidingLog(10, hour)),
+                org.junit.jupiter.params.provider.Arguments.of(LimitSpec.fixedWindow(10, minute), LimitSpec.fixedWindow(10, hour)),
+                org.junit.jupiter.params.provider.Arguments.of(LimitSpec.slidingWindow(10, minute, 6), LimitSpec.slidingWindow(10, hour, 6)),
+                org.junit.jupiter.params.provider.Arguments.of(LimitSpec.slidingCounter(10, minute), LimitSpec.slidingCounter(10, hour)),
+                org.junit.jupiter.params.provider.Arguments.of(LimitSpec.tokenBucket(10, 10, minute), LimitSpec.tokenBucket(10, 1, hour)));
+    }
+
+    /**
+     * Regression: 10 taken under a 1-minute spec, then refused at 30 s by a replica with the 1-hour spec, granted
+     * 10 more at 61 s (121 s for the sliding counter): the refusal wrote nothing, and the state's old expiry passed.
+     */
+    @ParameterizedTest
+    @MethodSource("longerWindows")
+    void limitChangedLiveToALongerWindow_refusalKeepsTheConsumption(LimitSpec before, LimitSpec after) {
+        String name = unique("longer");
+        long intoHour = Math.floorMod(backend().clock().millis(), Duration.ofHours(1).toMillis());
+        // Five minutes into an hour, so that the new spec's aligned hour outlasts the test's two minutes.
+        backend().clock().advance(Duration.ofHours(1).plusMinutes(5).minusMillis(intoHour));
+        RateLimiter old = limiter(backend().limiters(), name, before);
+        assertTrue(old.tryAcquire(10).isAcquired());
+        RateLimiter changed = limiter(backend().replicas().get(backend().replicas().size() - 1), name, after);
+        backend().clock().advance(Duration.ofSeconds(30));
+        assertFalse(changed.tryAcquire(1).isAcquired(), "at 30 s");
+        backend().clock().advance(Duration.ofSeconds(31));
+        assertFalse(changed.tryAcquire(1).isAcquired(), before + " -> " + after + " at 61 s");
+        backend().clock().advance(Duration.ofSeconds(60));
+        assertFalse(changed.tryAcquire(1).isAcquired(), before + " -> " + after + " at 121 s");
     }
 
     @Test

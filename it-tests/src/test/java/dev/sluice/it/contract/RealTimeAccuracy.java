@@ -384,6 +384,179 @@ public final class RealTimeAccuracy {
     }
 
     /** A short, readable form of a spec for the report. */
+    /** A live change on the real clock: the old spec (330 ms) and the new, longer one (2,370 ms), limit 5. */
+    public static List<LimitSpec[]> liveChanges() {
+        Duration old = Duration.ofMillis(OLD_MILLIS);
+        Duration longer = Duration.ofMillis(NEW_MILLIS);
+        return List.of(
+                new LimitSpec[] {LimitSpec.slidingLog(5, old), LimitSpec.slidingLog(5, longer)},
+                new LimitSpec[] {LimitSpec.fixedWindow(5, old), LimitSpec.fixedWindow(5, longer)},
+                new LimitSpec[] {LimitSpec.slidingWindow(5, old, 2), LimitSpec.slidingWindow(5, longer, 2)},
+                new LimitSpec[] {LimitSpec.slidingCounter(5, old), LimitSpec.slidingCounter(5, longer)},
+                new LimitSpec[] {LimitSpec.tokenBucket(5, 5, old), LimitSpec.tokenBucket(5, 1, longer)});
+    }
+
+    /**
+     * Every {@link #liveChanges()} pair at once on a real store: five taken by the old spec on the first replica,
+     * then the new spec on the last. Touched by the new spec (a refusal) before the old state expires, the key
+     * grants nothing more until the new spec's own hold on those five ends; untouched until after the old
+     * state's expiry, it starts over with the new spec's full limit. Times are the caller's clock, widened by
+     * {@link #LIVE_TOLERANCE_MILLIS} for the deciding node's: these checks compare instants a second apart on two
+     * members, where a run's own checks compare neighbouring grants. Returns what went wrong, nothing when all
+     * held.
+     */
+    public static List<String> liveChange(String backend, List<RateLimiters> replicas, LimiterOptions options)
+            throws InterruptedException {
+        List<String> problems = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<Thread> threads = new ArrayList<>();
+        for (LimitSpec[] pair : liveChanges()) {
+            Thread t = new Thread(() -> {
+                try {
+                    String touched = touchedByTheNewSpec(replicas, pair[0], pair[1], options);
+                    String untouched = untouchedUntilTheOldExpiry(replicas, pair[0], pair[1], options);
+                    for (String p : new String[] {touched, untouched}) {
+                        if (p != null) {
+                            problems.add(backend + ", " + describe(pair[0]) + " -> " + describe(pair[1]) + ": " + p);
+                        }
+                    }
+                } catch (InterruptedException e) {
+                    problems.add(backend + ": interrupted");
+                } catch (RuntimeException e) {
+                    problems.add(backend + ", " + describe(pair[1]) + ": " + e);
+                }
+            }, "live-change-" + pair[0].algorithm());
+            threads.add(t);
+            t.start();
+        }
+        for (Thread t : threads) {
+            t.join(TimeUnit.MINUTES.toMillis(2));
+        }
+        return problems;
+    }
+
+    private static final long OLD_MILLIS = 330;
+    private static final long NEW_MILLIS = 2_370;
+    /** The most the deciding node's clock may differ from the caller's over a live change's few seconds. */
+    static final long LIVE_TOLERANCE_MILLIS = 60;
+
+    private static long alignEnd(long t, long window) {
+        return t - Math.floorMod(t, window) + window;
+    }
+
+    private static void sleepUntil(long millis) throws InterruptedException {
+        for (long left = millis - System.currentTimeMillis(); left > 0; left = millis - System.currentTimeMillis()) {
+            Thread.sleep(Math.min(left, 50));
+        }
+    }
+
+    /** Five taken by {@code before} from 25 ms into one of its windows; the first request's send time. */
+    private static long fiveTaken(RateLimiter old) throws InterruptedException {
+        sleepUntil(alignEnd(System.currentTimeMillis(), OLD_MILLIS) + LIVE_TOLERANCE_MILLIS + 5);
+        long firstSent = System.currentTimeMillis();
+        for (int i = 0; i < 5; i++) {
+            if (!old.tryAcquire(1).isAcquired()) {
+                throw new IllegalStateException("the old spec refused its grant " + i);
+            }
+        }
+        return firstSent;
+    }
+
+    /** The earliest the old spec's state can expire, for grants first sent at {@code firstSent}. */
+    private static long oldExpiresNoEarlierThan(LimitSpec before, long firstSent) {
+        long decided = firstSent - LIVE_TOLERANCE_MILLIS;
+        if (before instanceof LimitSpec.FixedWindow) {
+            return alignEnd(decided, OLD_MILLIS);
+        }
+        if (before instanceof LimitSpec.SlidingWindow) {
+            return (Math.floorDiv(decided, OLD_MILLIS / 2) + 2) * (OLD_MILLIS / 2);
+        }
+        if (before instanceof LimitSpec.SlidingCounter) {
+            return alignEnd(decided, OLD_MILLIS) + OLD_MILLIS;
+        }
+        return decided + OLD_MILLIS; // the log's first entry, the bucket's refill phase
+    }
+
+    /**
+     * Until when the new spec, having moved the five to its own expiry, grants nothing (deciding node's clock),
+     * for a touch decided at {@code touched} and grants first sent at {@code firstSent}.
+     */
+    private static long newHoldsUntil(LimitSpec after, long firstSent, long touched) {
+        if (after instanceof LimitSpec.FixedWindow || after instanceof LimitSpec.SlidingCounter) {
+            return alignEnd(touched, NEW_MILLIS);
+        }
+        if (after instanceof LimitSpec.SlidingWindow) {
+            return (Math.floorDiv(touched, NEW_MILLIS / 2) + 2) * (NEW_MILLIS / 2);
+        }
+        return firstSent + NEW_MILLIS; // the log's entries, the bucket's first refill
+    }
+
+    private static String touchedByTheNewSpec(List<RateLimiters> replicas, LimitSpec before, LimitSpec after,
+            LimiterOptions options) throws InterruptedException {
+        for (int attempt = 0; attempt < 5; attempt++) {
+            String name = "live-touched-" + after.algorithm() + "-" + UUID.randomUUID();
+            RateLimiter old = replicas.get(0).limiter(name, before, options);
+            RateLimiter changed = replicas.get(replicas.size() - 1).limiter(name, after, options);
+            long firstSent = fiveTaken(old);
+            long touchSent = System.currentTimeMillis();
+            boolean touchGranted = changed.tryAcquire(1).isAcquired();
+            long touchAnswered = System.currentTimeMillis();
+            if (touchAnswered + LIVE_TOLERANCE_MILLIS >= oldExpiresNoEarlierThan(before, firstSent)) {
+                continue; // the old state may have expired before the touch: try again, faster
+            }
+            if (touchGranted) {
+                return "granted on the first ask by the new spec, before the old state's expiry";
+            }
+            long holds = newHoldsUntil(after, firstSent - LIVE_TOLERANCE_MILLIS, touchSent - LIVE_TOLERANCE_MILLIS);
+            int asked = 0;
+            while (true) {
+                long sent = System.currentTimeMillis();
+                if (sent + LIVE_TOLERANCE_MILLIS >= holds) {
+                    break;
+                }
+                boolean granted = changed.tryAcquire(1).isAcquired();
+                long answered = System.currentTimeMillis();
+                asked++;
+                if (granted && answered + LIVE_TOLERANCE_MILLIS < holds) {
+                    return "granted " + (answered - firstSent) + " ms after the five, although the new spec holds them "
+                            + (holds - firstSent) + " ms (started over; " + asked + " asked)";
+                }
+                Thread.sleep(15);
+            }
+            // Not a limiter that refuses everything: the new spec grants again once its own hold has passed.
+            long again = newHoldsUntil(after, touchAnswered + LIVE_TOLERANCE_MILLIS, touchAnswered + LIVE_TOLERANCE_MILLIS)
+                    + LIVE_TOLERANCE_MILLIS + (after instanceof LimitSpec.SlidingCounter ? NEW_MILLIS : 0);
+            sleepUntil(again);
+            for (int i = 0; i < 20; i++) {
+                if (changed.tryAcquire(1).isAcquired()) {
+                    return null;
+                }
+                Thread.sleep(10);
+            }
+            return "never granted again after the new spec's hold ended";
+        }
+        return "could not ask the new spec before the old state expired in 5 attempts";
+    }
+
+    private static String untouchedUntilTheOldExpiry(List<RateLimiters> replicas, LimitSpec before, LimitSpec after,
+            LimiterOptions options) throws InterruptedException {
+        String name = "live-untouched-" + after.algorithm() + "-" + UUID.randomUUID();
+        RateLimiter old = replicas.get(0).limiter(name, before, options);
+        RateLimiter changed = replicas.get(replicas.size() - 1).limiter(name, after, options);
+        fiveTaken(old);
+        long lastAnswered = System.currentTimeMillis() + LIVE_TOLERANCE_MILLIS;
+        long expired = before instanceof LimitSpec.FixedWindow ? alignEnd(lastAnswered, OLD_MILLIS)
+                : before instanceof LimitSpec.SlidingWindow ? (Math.floorDiv(lastAnswered, OLD_MILLIS / 2) + 2) * (OLD_MILLIS / 2)
+                : before instanceof LimitSpec.SlidingCounter ? alignEnd(lastAnswered, OLD_MILLIS) + OLD_MILLIS
+                : lastAnswered + OLD_MILLIS;
+        sleepUntil(expired + LIVE_TOLERANCE_MILLIS + 5); // past the expiry on the deciding node's clock too
+        int granted = 0;
+        for (int i = 0; i < 6; i++) {
+            granted += changed.tryAcquire(1).isAcquired() ? 1 : 0;
+        }
+        return granted == 5 ? null : "first asked after the old state's expiry, the new spec granted " + granted
+                + " of 6, not a fresh 5";
+    }
+
     static String describe(LimitSpec spec) {
         if (spec instanceof LimitSpec.FixedWindow f) {
             return "fixedWindow(" + f.permitLimit() + ", " + f.windowMillis() + " ms)";

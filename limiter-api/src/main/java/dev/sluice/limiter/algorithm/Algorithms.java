@@ -18,6 +18,9 @@ import java.util.Objects;
  *
  * <p>State written by a different algorithm under the same key is detected by its header and refused
  * with an {@link IllegalStateException}; it is never misread and never silently reset.
+ *
+ * <p>A rate state may end with the ids of the refunds it recently applied ({@link RefundMemory}); {@link #step}
+ * takes them off before the algorithm's step and puts them back after, so no step ever sees them.
  */
 public final class Algorithms {
     static final long MAGIC = 0x51CEL;
@@ -63,11 +66,52 @@ public final class Algorithms {
     public static Verdict step(LimitSpec spec, long[] state, long nowMillis, Op op, long permits, long leaseId) {
         Objects.requireNonNull(spec, "spec");
         Objects.requireNonNull(op, "op");
+        int remembered = RefundMemory.count(state);
+        long[] core = RefundMemory.core(state, remembered);
         if (op == Op.REPLACE_FOREIGN) {
-            boolean foreign = state != null && !isReadable(spec, state);
+            boolean foreign = state != null && !isReadable(spec, core);
             return new Verdict(foreign, 0, spec.limit(), Verdict.NO_RETRY, 0, 0, 0, foreign ? null : state);
         }
+        long refundId = 0;
+        if (op == Op.REFUND && permits > RefundMemory.PERMITS_MASK) {
+            refundId = permits >>> RefundMemory.ID_SHIFT;
+            permits &= RefundMemory.PERMITS_MASK;
+        }
         checkPermits(spec, permits);
+        if (remembered == 0 && refundId == 0) {
+            return decide(spec, state, nowMillis, op, permits, leaseId);
+        }
+        long[] memory = RefundMemory.live(RefundMemory.entries(state, remembered), nowMillis);
+        if (refundId != 0 && RefundMemory.contains(memory, refundId)) {
+            // Run again (an at-least-once re-run): it was applied and gave back; nothing changes this time.
+            return new Verdict(true, 0, spec.limit(), Verdict.NO_RETRY, 0, 0, 0, state);
+        }
+        Verdict v = decide(spec, core, nowMillis, op, permits, leaseId);
+        boolean remember = refundId != 0 && v.granted();
+        if (!v.stateChanged(core) && !remember) {
+            return v.state() == state ? v : new Verdict(v.granted(), v.remaining(), v.limit(), v.retryAfterMillis(),
+                    v.resetAfterMillis(), v.token(), v.ttlMillis(), state); // a memory expiring writes nothing
+        }
+        long now = Math.max(nowMillis, core == null ? nowMillis : core[LAST_NOW]);
+        if (remember) {
+            memory = RefundMemory.add(memory, refundId, now + RefundMemory.KEPT_MILLIS);
+        }
+        long[] next = v.ttlMillis() > 0 ? v.state() : null;
+        if (memory == null || next == null && core == null) {
+            return v;
+        }
+        if (next == null) { // nothing left to keep but the memory: the core stays, reading as absent from now on
+            next = core.clone();
+            next[LAST_NOW] = now;
+            next[EXPIRES_AT] = now;
+        }
+        long ttl = Math.max(v.state() == null ? 0 : v.ttlMillis(), RefundMemory.keptUntil(memory) - now);
+        return new Verdict(v.granted(), v.remaining(), v.limit(), v.retryAfterMillis(), v.resetAfterMillis(), v.token(),
+                ttl, RefundMemory.attach(next, memory));
+    }
+
+    /** {@link #step} on state without a refund memory. */
+    private static Verdict decide(LimitSpec spec, long[] state, long nowMillis, Op op, long permits, long leaseId) {
         boolean concurrency = spec instanceof LimitSpec.Concurrency;
         if (op == Op.REFUND ? concurrency : op != Op.ACQUIRE && !concurrency) {
             throw new IllegalArgumentException(op + (concurrency ? " applies to rate limiters only; a concurrency lease"
@@ -135,7 +179,7 @@ public final class Algorithms {
     static long[] refunded(LimitSpec spec, long[] state, long now, long permits, long at) {
         if (spec instanceof LimitSpec.FixedWindow s) return FixedWindowStep.refund(s, state, permits, at);
         if (spec instanceof LimitSpec.SlidingWindow s) return SlidingWindowStep.refund(s, state, permits, at);
-        if (spec instanceof LimitSpec.SlidingLog) return SlidingLogStep.refund(state, permits, at);
+        if (spec instanceof LimitSpec.SlidingLog s) return SlidingLogStep.refund(s, state, permits, at);
         if (spec instanceof LimitSpec.SlidingCounter s) return SlidingCounterStep.refund(s, state, permits, at);
         if (spec instanceof LimitSpec.TokenBucket s) return TokenBucketStep.refund(s, state, now, permits, at);
         if (spec instanceof LimitSpec.Gcra s) return GcraStep.refund(s, state, now, permits, at);
@@ -180,9 +224,40 @@ public final class Algorithms {
         return (int) ((state[HEADER] >>> 40) & 0xFF);
     }
 
-    /** The time at which a state stops mattering, or {@link Long#MIN_VALUE} for non-Sluice words. */
+    /**
+     * The time at which a state stops mattering (its algorithm's expiry, or later while it remembers recent
+     * refunds), or {@link Long#MIN_VALUE} for non-Sluice words.
+     */
     public static long expiresAt(long[] state) {
-        return algorithmIdOf(state) < 0 ? Long.MIN_VALUE : state[EXPIRES_AT];
+        if (algorithmIdOf(state) < 0) {
+            return Long.MIN_VALUE;
+        }
+        int remembered = RefundMemory.count(state);
+        return remembered == 0 ? state[EXPIRES_AT]
+                : Math.max(state[EXPIRES_AT], RefundMemory.keptUntil(RefundMemory.entries(state, remembered)));
+    }
+
+    /**
+     * The permits word of a {@link Op#REFUND} that carries a refund id: the permits in its low 30 bits, the id
+     * in the 33 above (the sign bit stays clear). A refund run again with the same id (an at-least-once re-run,
+     * a retry) changes nothing the second time, for as long as the state remembers it ({@link RefundMemory}).
+     *
+     * @param refundId a random id of up to 33 bits, not 0
+     */
+    public static long refundPermits(long permits, long refundId) {
+        if (refundId <= 0 || refundId >>> (63 - RefundMemory.ID_SHIFT) != 0) {
+            throw new IllegalArgumentException("refundId must be between 1 and 2^33 - 1, was " + refundId);
+        }
+        return (refundId << RefundMemory.ID_SHIFT) | (permits & RefundMemory.PERMITS_MASK);
+    }
+
+    /** A random refund id for {@link #refundPermits}. */
+    public static long newRefundId() {
+        long id = 0;
+        while (id == 0) {
+            id = java.util.concurrent.ThreadLocalRandom.current().nextLong() >>> (RefundMemory.ID_SHIFT + 1);
+        }
+        return id;
     }
 
     static long header(int algorithmId, int shape) {
@@ -200,8 +275,9 @@ public final class Algorithms {
         return (int) ((state[HEADER] >>> 32) & 0xFF);
     }
 
+    /** The shape word's low 16 bits (segments, components); the high 16 count remembered refunds. */
     static int shapeOf(long[] state) {
-        return (int) state[HEADER];
+        return (int) (state[HEADER] & 0xFFFF);
     }
 
     private static boolean isReadable(LimitSpec spec, long[] state) {

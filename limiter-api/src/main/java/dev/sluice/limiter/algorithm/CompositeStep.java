@@ -42,8 +42,10 @@ final class CompositeStep {
             }
         }
         if (!all || permits == 0) {
+            long[] kept = kept(spec, state, parts, now);
+            long keptTtl = kept == state ? resetAfter : kept[EXPIRES_AT] - now;
             return new Verdict(all, remaining, spec.limit(), all ? Verdict.NO_RETRY : retryAfter, resetAfter, 0,
-                    resetAfter, state);
+                    keptTtl, kept);
         }
         long ttl = 0;
         long[][] next = new long[n][];
@@ -56,6 +58,36 @@ final class CompositeStep {
         }
         long[] updated = join(header(ALL_OF, n), now, now + ttl, next);
         return new Verdict(true, remaining, spec.limit(), Verdict.NO_RETRY, resetAfter, now, ttl, updated);
+    }
+
+    /**
+     * The state a decision that takes nothing leaves: each component as its own such decision leaves it (a
+     * component written under another spec moved to this one's expiry), or {@code state} itself when none moved.
+     */
+    private static long[] kept(LimitSpec.AllOf spec, long[] state, long[][] parts, long now) {
+        if (state == null) {
+            return null;
+        }
+        long[][] next = null;
+        for (int i = 0; i < parts.length; i++) {
+            Verdict probe = Algorithms.acquire(spec.components().get(i), parts[i], now, 0);
+            if (probe.stateChanged(parts[i])) {
+                if (next == null) {
+                    next = parts.clone();
+                }
+                next[i] = probe.state();
+            }
+        }
+        if (next == null) {
+            return state;
+        }
+        long expiresAt = state[EXPIRES_AT];
+        for (long[] p : next) {
+            if (p != null) {
+                expiresAt = Math.max(expiresAt, p[EXPIRES_AT]);
+            }
+        }
+        return join(state[HEADER], now, expiresAt, next);
     }
 
     /** Each component gives back the grant at {@code at} by its own rule (components match by position). */

@@ -25,13 +25,19 @@ final class FixedWindowStep {
         long untilEnd = end - now;
         long resetAfter = count > 0 ? untilEnd : 0;
         long left = Math.max(0, limit - count); // the count may exceed a limit lowered since it was written
+        // A decision that takes nothing still moves another spec's state into this spec's current window, so
+        // its count lasts until this window ends rather than until the old one did; this spec's own state is
+        // left as it is (no write).
+        long[] kept = state == null || (state[START] == start && state[EXPIRES_AT] == end) ? state
+                : new long[] {header(FIXED_WINDOW, 0), now, end, start, count};
+        long keptTtl = kept == state ? resetAfter : untilEnd;
         if (permits == 0) {
             boolean available = count < limit;
             return new Verdict(available, left, limit, available ? Verdict.NO_RETRY : untilEnd,
-                    resetAfter, 0, resetAfter, state);
+                    resetAfter, 0, keptTtl, kept);
         }
         if (count + permits > limit) {
-            return new Verdict(false, left, limit, untilEnd, resetAfter, 0, resetAfter, state);
+            return new Verdict(false, left, limit, untilEnd, resetAfter, 0, keptTtl, kept);
         }
         long next = count + permits;
         long[] updated = {header(FIXED_WINDOW, 0), now, end, start, next};

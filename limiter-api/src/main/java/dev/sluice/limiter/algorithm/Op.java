@@ -10,7 +10,9 @@ public enum Op {
     RELEASE(2),
     /**
      * Give back a rate grant's permits (a chain whose later link refused): the lease id carries the time of
-     * the grant, its verdict's token. Each algorithm undoes exactly what that grant can still be holding.
+     * the grant, its verdict's token. Each algorithm undoes exactly what that grant can still be holding. The
+     * permits word may carry a refund id ({@link Algorithms#refundPermits}), which the state remembers so that
+     * the same refund run again gives nothing back twice.
      */
     REFUND(3),
     /**

@@ -28,10 +28,11 @@ final class SlidingCounterStep {
         long start = now - Math.floorMod(now, window);
         long previous = 0;
         long current = 0;
+        boolean sameWindow = true;
         if (state != null) {
             // This spec's state expires two windows after its start; any other live state was written under
             // another window length (a live change), and its counts are kept as they stand.
-            boolean sameWindow = state[EXPIRES_AT] == state[START] + 2 * window;
+            sameWindow = state[EXPIRES_AT] == state[START] + 2 * window;
             if (!sameWindow || state[START] == start) {
                 previous = state[PREVIOUS];
                 current = state[CURRENT];
@@ -43,9 +44,14 @@ final class SlidingCounterStep {
         long estimate = weighted(previous, window - elapsed, window) + current;
         long resetAfter = current > 0 ? start + 2 * window - now : previous > 0 ? start + window - now : 0;
         long asked = Math.max(permits, 1);
+        // A decision that takes nothing writes another window length's counts as this spec's current window,
+        // so they last as long as this spec keeps a window rather than as long as the old one did.
+        long[] kept = sameWindow ? state
+                : new long[] {header(SLIDING_COUNTER, 0), now, start + 2 * window, start, previous, current};
+        long keptTtl = kept == state ? resetAfter : start + 2 * window - now;
         if (estimate + asked <= limit) {
             if (permits == 0) {
-                return new Verdict(true, limit - estimate, limit, Verdict.NO_RETRY, resetAfter, 0, resetAfter, state);
+                return new Verdict(true, limit - estimate, limit, Verdict.NO_RETRY, resetAfter, 0, keptTtl, kept);
             }
             long expiresAt = start + 2 * window;
             long[] updated = {header(SLIDING_COUNTER, 0), now, expiresAt, start, previous, current + permits};
@@ -60,8 +66,7 @@ final class SlidingCounterStep {
             // In the next window the current count becomes the previous one, weighted down as time passes.
             retryAt = start + window + (current == 0 ? 0 : elapsedNeeded(current, limit - asked, window));
         }
-        return new Verdict(false, Math.max(0, limit - estimate), limit, retryAt - now, resetAfter, 0, resetAfter,
-                state);
+        return new Verdict(false, Math.max(0, limit - estimate), limit, retryAt - now, resetAfter, 0, keptTtl, kept);
     }
 
     /** The grant at {@code at} counts in the stored current or previous window, whichever it fell in. */

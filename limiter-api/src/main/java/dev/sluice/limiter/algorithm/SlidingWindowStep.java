@@ -35,6 +35,7 @@ final class SlidingWindowStep {
 
         long[] counts = new long[segments];
         long total = 0;
+        boolean sameShape = true;
         if (state != null) {
             long newest = state[NEWEST];
             int storedSegments = shapeOf(state);
@@ -47,6 +48,7 @@ final class SlidingWindowStep {
                     total += c;
                 }
             } else {
+                sameShape = false;
                 long live = 0;
                 for (int i = RING; i < state.length; i++) {
                     live += state[i];
@@ -56,17 +58,16 @@ final class SlidingWindowStep {
             }
         }
         long resetAfter = total > 0 ? (current + segments) * segment - now : 0;
+        long expiresAt = (current + segments) * segment;
+        // A decision that takes nothing writes another segmentation's permits as this spec's ring, so they
+        // last as long as this spec's window rather than as long as the old one did.
+        long[] kept = sameShape ? state : ring(segments, now, expiresAt, current, counts);
+        long keptTtl = kept == state ? resetAfter : expiresAt - now;
         if (permits == 0 ? total < limit : total + permits <= limit) {
             if (permits == 0) {
-                return new Verdict(true, limit - total, limit, Verdict.NO_RETRY, resetAfter, 0, resetAfter, state);
+                return new Verdict(true, limit - total, limit, Verdict.NO_RETRY, resetAfter, 0, keptTtl, kept);
             }
-            long[] updated = new long[RING + segments];
-            updated[0] = header(SLIDING_WINDOW, segments);
-            updated[1] = now;
-            long expiresAt = (current + segments) * segment;
-            updated[2] = expiresAt;
-            updated[NEWEST] = current;
-            System.arraycopy(counts, 0, updated, RING, segments);
+            long[] updated = ring(segments, now, expiresAt, current, counts);
             updated[RING + Math.floorMod(current, segments)] += permits;
             long ttl = expiresAt - now;
             return new Verdict(true, limit - total - permits, limit, Verdict.NO_RETRY, ttl, now, ttl, updated);
@@ -81,7 +82,17 @@ final class SlidingWindowStep {
                 break;
             }
         }
-        return new Verdict(false, Math.max(0, limit - total), limit, retryAt - now, resetAfter, 0, resetAfter, state);
+        return new Verdict(false, Math.max(0, limit - total), limit, retryAt - now, resetAfter, 0, keptTtl, kept);
+    }
+
+    private static long[] ring(int segments, long now, long expiresAt, long current, long[] counts) {
+        long[] ring = new long[RING + segments];
+        ring[0] = header(SLIDING_WINDOW, segments);
+        ring[1] = now;
+        ring[2] = expiresAt;
+        ring[NEWEST] = current;
+        System.arraycopy(counts, 0, ring, RING, segments);
+        return ring;
     }
 
     /** The grant at {@code at} counts in its segment while that segment is in the stored ring. */

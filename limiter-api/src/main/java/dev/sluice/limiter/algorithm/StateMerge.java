@@ -36,6 +36,19 @@ public final class StateMerge {
      * (absent). Words that are not Sluice state lose to words that are; of two such, {@code b} is kept.
      */
     public static long[] merge(long[] a, long[] b) {
+        int rememberedA = RefundMemory.count(a);
+        int rememberedB = RefundMemory.count(b);
+        if (rememberedA == 0 && rememberedB == 0) {
+            return mergeStates(a, b);
+        }
+        // Each side's recent refund ids too, so a refund re-run after the merge is still recognized.
+        long[] merged = mergeStates(RefundMemory.core(a, rememberedA), RefundMemory.core(b, rememberedB));
+        long[] memory = RefundMemory.union(RefundMemory.entries(a, rememberedA), RefundMemory.entries(b, rememberedB));
+        int id = Algorithms.algorithmIdOf(merged);
+        return id < 0 || id == Algorithms.CONCURRENCY ? merged : RefundMemory.attach(merged, memory);
+    }
+
+    private static long[] mergeStates(long[] a, long[] b) {
         int idA = Algorithms.algorithmIdOf(a);
         int idB = Algorithms.algorithmIdOf(b);
         if (idA < 0) {

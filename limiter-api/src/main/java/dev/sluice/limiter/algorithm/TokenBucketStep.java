@@ -29,9 +29,14 @@ final class TokenBucketStep {
         long lastRefill = state == null ? now : lastRefillAt(spec, state, now);
         long resetAfter = untilFull(tokens, capacity, perPeriod, period, lastRefill, now);
         long asked = Math.max(permits, 1);
+        // A decision that takes nothing moves the expiry of a bucket written under another refill rate or
+        // capacity to when this spec fills it, so its tokens stay spent until this spec's refills give them
+        // back; this spec's own state (which expires exactly then) is left as it is.
+        long[] kept = state == null || resetAfter <= 0 || state[Algorithms.EXPIRES_AT] == now + resetAfter ? state
+                : new long[] {header(TOKEN_BUCKET, 0), now, now + resetAfter, tokens, lastRefill};
         if (tokens >= asked) {
             if (permits == 0) {
-                return new Verdict(true, tokens, capacity, Verdict.NO_RETRY, resetAfter, 0, resetAfter, state);
+                return new Verdict(true, tokens, capacity, Verdict.NO_RETRY, resetAfter, 0, resetAfter, kept);
             }
             long left = tokens - permits;
             long ttl = untilFull(left, capacity, perPeriod, period, lastRefill, now);
@@ -39,7 +44,7 @@ final class TokenBucketStep {
             return new Verdict(true, left, capacity, Verdict.NO_RETRY, ttl, now, ttl, updated);
         }
         long retryAt = lastRefill + ceilDiv(asked - tokens, perPeriod) * period;
-        return new Verdict(false, Math.max(0, tokens), capacity, retryAt - now, resetAfter, 0, resetAfter, state);
+        return new Verdict(false, Math.max(0, tokens), capacity, retryAt - now, resetAfter, 0, resetAfter, kept);
     }
 
     /**

@@ -20,6 +20,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 
 /**
  * Obtains one verdict from the store within a deadline, retrying retryable failures with randomized,
@@ -121,10 +122,27 @@ final class Decider {
      * or frees permits before the lease expires.
      */
     CompletableFuture<Verdict> decideAsync(StepRequest request, LimiterOptions options) {
-        Decision decision = new Decision(request, options, ticker.read() + options.decisionTimeout().toNanos());
+        return decideAsync(request, options, null);
+    }
+
+    /**
+     * {@link #decideAsync(StepRequest, LimiterOptions)}, handing {@code late} the verdict of an acquisition that
+     * arrives once the returned future is done (its deadline passed, or it was cancelled while the answer was on
+     * its way), so that what it granted can be given back.
+     *
+     * <p>With a {@code late} handler, a deadline that passes does not cancel the step in flight: a store drops an
+     * unsent request at its deadline by itself ({@link DecisionStore#submit(StepRequest, long)}), and one already
+     * sent then still answers, to {@code late}. A cancelled future still cancels the step, so a request the store
+     * holds unsent is dropped; the answer of one already sent is then never seen, and gives nothing back.
+     */
+    CompletableFuture<Verdict> decideAsync(StepRequest request, LimiterOptions options,
+            Consumer<Verdict> late) {
+        Decision decision = new Decision(request, options, ticker.read() + options.decisionTimeout().toNanos(), late);
         Executor callbacks = store.callbackExecutor();
         Runnable expire = () -> {
-            decision.abandonStep(); // before the caller hears back, so the request is out of any queue by then
+            if (decision.late == null) {
+                decision.abandonStep(); // before the caller hears back, so the request is out of any queue by then
+            }
             decision.result.completeExceptionally(
                     new TimeoutException("no verdict within " + options.decisionTimeout()));
         };
@@ -152,12 +170,15 @@ final class Decider {
         volatile CompletableFuture<Verdict> step;
         /** Whether foreign state was already replaced for this decision (at most once). */
         volatile boolean replaced;
+        /** Where a verdict that arrives once {@link #result} is done goes, or {@code null}. */
+        final Consumer<Verdict> late;
 
-        Decision(StepRequest request, LimiterOptions options, long deadline) {
+        Decision(StepRequest request, LimiterOptions options, long deadline, Consumer<Verdict> late) {
             this.request = request;
             this.options = options;
             this.deadline = deadline;
             this.abandonable = request.op() == Op.ACQUIRE;
+            this.late = abandonable ? late : null;
         }
 
         void abandonStep() {
@@ -190,7 +211,9 @@ final class Decider {
                 return; // abandoned here, once the result was settled (timed out or cancelled)
             }
             if (error == null) {
-                result.complete(verdict);
+                if (!result.complete(verdict) && decision.late != null) {
+                    decision.late.accept(verdict); // its caller gave up meanwhile: what it took goes back
+                }
                 return;
             }
             Throwable failure = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
@@ -212,9 +235,9 @@ final class Decider {
                 return;
             }
             long pause = backoff(attempt, decision.deadline);
-            // A refund is never retried: the first attempt may have been applied, and a second would give back twice.
+            // A refund is retried like any step: it carries its id, so a first attempt that was applied makes the
+            // retry change nothing.
             if (isUsageError(failure) || isCapacityRefusal(failure) || attempt >= options.maxRetries()
-                    || decision.request.op() == Op.REFUND
                     || !store.isRetryable(failure) || pause < 0) {
                 result.completeExceptionally(failure);
                 return;

@@ -1,5 +1,6 @@
 package dev.sluice.limiter.runtime;
 
+import dev.sluice.limiter.algorithm.Algorithms;
 import dev.sluice.limiter.algorithm.Verdict;
 
 import dev.sluice.limiter.algorithm.Op;
@@ -31,6 +32,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
+import java.util.function.BooleanSupplier;
 
 /**
  * The runtime of one key: decisions with failure modes, the local queue and concurrency leases.
@@ -43,8 +45,9 @@ import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
  *
  * <p>A grant goes to the waiter at the head when it arrives (the one asked for may have been cancelled
  * meanwhile or, newest first, overtaken by a newer one) if that waiter asked for as many permits; a
- * grant nobody can take releases its concurrency lease, and rate permits stay consumed, as they would
- * for a caller who stopped listening.
+ * grant nobody can take goes back: its concurrency lease is released, its rate permits refunded (once,
+ * through the refund's id). So is a grant whose answer arrives after its caller's deadline; an answer that
+ * never arrives gives nothing back.
  */
 final class DefaultRateLimiter implements RateLimiter {
     private final DefaultRateLimiters owner;
@@ -56,6 +59,8 @@ final class DefaultRateLimiter implements RateLimiter {
     private final Decider decider;
     private final boolean concurrency;
     private final Runnable onIdle;
+    /** For a partition: whether its partitioned limiter was closed (it may not be tracking this one). */
+    private final BooleanSupplier ownerClosed;
 
     private final Object lock = new Object();
     private final ArrayDeque<Waiter> queue = new ArrayDeque<>();
@@ -68,6 +73,11 @@ final class DefaultRateLimiter implements RateLimiter {
 
     DefaultRateLimiter(DefaultRateLimiters owner, String name, String key, LimitSpec spec, LimiterOptions options,
             Stats stats, Runnable onIdle) {
+        this(owner, name, key, spec, options, stats, onIdle, () -> false);
+    }
+
+    DefaultRateLimiter(DefaultRateLimiters owner, String name, String key, LimitSpec spec, LimiterOptions options,
+            Stats stats, Runnable onIdle, BooleanSupplier ownerClosed) {
         this.owner = owner;
         this.name = name;
         this.key = key;
@@ -77,6 +87,7 @@ final class DefaultRateLimiter implements RateLimiter {
         this.decider = owner.decider;
         this.concurrency = spec instanceof LimitSpec.Concurrency;
         this.onIdle = onIdle;
+        this.ownerClosed = ownerClosed;
     }
 
     @Override public String name() { return name; }
@@ -189,12 +200,13 @@ final class DefaultRateLimiter implements RateLimiter {
     private CompletableFuture<Lease> decideAsync(long permits) {
         long start = decider.ticker.read();
         CompletableFuture<Lease> out = new CompletableFuture<>();
-        CompletableFuture<Verdict> decision = decider.decideAsync(acquireRequest(permits), options);
+        CompletableFuture<Verdict> decision = decider.decideAsync(acquireRequest(permits), options,
+                late -> giveBack(late, permits));
         decision.whenComplete((v, failure) -> {
             if (failure == null) {
                 Lease lease = toLease(v, permits);
                 if (!out.complete(lease)) {
-                    lease.close();
+                    giveBack(lease);
                 }
                 return;
             }
@@ -264,15 +276,40 @@ final class DefaultRateLimiter implements RateLimiter {
         return Lease.refused(0, spec.limit(), Optional.empty(), Duration.ZERO);
     }
 
-    /** Completes and counts a waiter; a lease nobody waits for any more is closed (released, for concurrency). */
+    /** Completes and counts a waiter; a lease nobody waits for any more goes back ({@link #giveBack}). */
     private void deliver(Waiter waiter, Lease lease) {
         if (waiter.future.isDone()) {
-            lease.close();
+            giveBack(lease);
             return;
         }
         record(lease, waiter.start); // before completing, so a caller who sees the lease sees it counted
         if (!waiter.future.complete(lease)) {
+            giveBack(lease);
+        }
+    }
+
+    /** A lease nobody will hold: a rate grant is refunded, a concurrency lease released; others are values. */
+    private static void giveBack(Lease lease) {
+        if (lease instanceof RateGrant) {
+            lease.refund();
+        } else {
             lease.close();
+        }
+    }
+
+    /** A verdict that arrived after its caller gave up: what it granted goes back. */
+    private void giveBack(Verdict late, long permits) {
+        if (!late.granted() || permits == 0) {
+            return;
+        }
+        if (concurrency) {
+            try {
+                decider.decideAsync(request(Op.RELEASE, 0, late.token()), options);
+            } catch (RuntimeException closing) {
+                // the runtime is closing: the lease expires in the store
+            }
+        } else {
+            new RateGrant(late, permits).refund();
         }
     }
 
@@ -506,6 +543,12 @@ final class DefaultRateLimiter implements RateLimiter {
             if (released.get()) {
                 return;
             }
+            if (closed || ownerClosed.getAsBoolean()) {
+                // Closing stops renewal (the lease then expires in the store), also for a partition its
+                // partitioned limiter no longer tracked when it closed (past its bound of busy partitions).
+                stopRenewal();
+                return;
+            }
             decider.decideAsync(request(Op.RENEW, 0, verdict.token()), options).whenComplete((v, failure) -> {
                 if (failure == null && !v.granted()) {
                     stopRenewal(); // expired in the store: never recreated
@@ -528,7 +571,10 @@ final class DefaultRateLimiter implements RateLimiter {
         @Override public boolean isDegraded() { return false; }
         @Override public OptionalLong fencingToken() { return OptionalLong.of(verdict.token()); }
 
-        /** Releases the lease; completes once the store has it back (true), or at once if already released. */
+        /**
+         * Releases the lease; completes with true once the store gave its permits back, false when it did not
+         * (already released here, expired in the store, the runtime closed, the store failed).
+         */
         @Override
         public CompletableFuture<Boolean> refund() {
             return release();
@@ -550,7 +596,7 @@ final class DefaultRateLimiter implements RateLimiter {
                 release = decider.decideAsync(request(Op.RELEASE, 0, verdict.token()), options);
             } catch (RuntimeException e) {
                 maybeIdle();
-                return CompletableFuture.completedFuture(true); // closing: the lease expires in the store
+                return CompletableFuture.completedFuture(false); // closing: nothing sent, the lease expires in the store
             }
             return release.handle((v, failure) -> {
                 synchronized (lock) {
@@ -559,7 +605,7 @@ final class DefaultRateLimiter implements RateLimiter {
                     }
                 }
                 maybeIdle();
-                return failure == null;
+                return failure == null && v.granted(); // a lease the store no longer held gave nothing back
             });
         }
 
@@ -599,7 +645,9 @@ final class DefaultRateLimiter implements RateLimiter {
                 return CompletableFuture.completedFuture(false);
             }
             try {
-                return decider.decideAsync(request(Op.REFUND, permits, verdict.token()), options)
+                // One id for every attempt and re-run of this refund: the store applies it once.
+                long permitsWord = Algorithms.refundPermits(permits, Algorithms.newRefundId());
+                return decider.decideAsync(request(Op.REFUND, permitsWord, verdict.token()), options)
                         .handle((v, failure) -> failure == null && v.granted());
             } catch (RuntimeException closing) {
                 return CompletableFuture.completedFuture(false);

@@ -17,6 +17,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 
 /**
@@ -70,7 +71,7 @@ public final class DefaultRateLimiters implements RateLimiters {
         checkRenewal(spec, options);
         store.checkSpec(spec);
         DefaultRateLimiter limiter = new DefaultRateLimiter(this, name, Keys.limiterKey(keyPrefix, name), spec, options,
-                new Stats(name, options.listeners()), null);
+                new Stats(name, options.listeners(), decider.ticker), null);
         created.add(limiter);
         return limiter;
     }
@@ -92,8 +93,8 @@ public final class DefaultRateLimiters implements RateLimiters {
     }
 
     DefaultRateLimiter newPartition(String policy, String key, LimitSpec spec, LimiterOptions options, Stats stats,
-            Runnable onIdle) {
-        return new DefaultRateLimiter(this, policy, key, spec, options, stats, onIdle);
+            Runnable onIdle, BooleanSupplier ownerClosed) {
+        return new DefaultRateLimiter(this, policy, key, spec, options, stats, onIdle, ownerClosed);
     }
 
     private static void checkRenewal(LimitSpec spec, LimiterOptions options) {

@@ -16,7 +16,10 @@ import java.util.function.Function;
  * A limiter per partition. Only partitions with something in flight locally (queued waiters, held
  * concurrency leases) keep a limiter object; all others get a fresh, throw-away one per call, so a flood
  * of distinct partitions costs no memory here. The number of busy partitions is bounded by
- * {@link #MAX_BUSY_PARTITIONS}: past it, requests still get their one decision but do not queue.
+ * {@link #MAX_BUSY_PARTITIONS}: past it, requests still get their one decision but do not queue, and a
+ * concurrency lease granted there is held by a partition nobody tracks. Closing stops every lease's renewal
+ * all the same: a tracked partition's at once, an untracked one's at its next renewal, which finds this
+ * limiter closed; the leases then expire in the store.
  */
 final class PartitionedLimiter<P> implements PartitionedRateLimiter<P> {
     static final int MAX_BUSY_PARTITIONS = 10_000;
@@ -41,7 +44,7 @@ final class PartitionedLimiter<P> implements PartitionedRateLimiter<P> {
         this.options = options;
         this.noQueue = options.toBuilder().queueLimit(0).build();
         this.partitionId = partitionId;
-        this.stats = new Stats(policy, options.listeners());
+        this.stats = new Stats(policy, options.listeners(), owner.decider.ticker);
     }
 
     @Override public String name() { return policy; }
@@ -72,7 +75,8 @@ final class PartitionedLimiter<P> implements PartitionedRateLimiter<P> {
     private DefaultRateLimiter fresh(String key) {
         boolean room = busy.size() < MAX_BUSY_PARTITIONS;
         DefaultRateLimiter[] self = new DefaultRateLimiter[1];
-        self[0] = owner.newPartition(policy, key, spec, room ? options : noQueue, stats, () -> releaseIfIdle(self[0]));
+        self[0] = owner.newPartition(policy, key, spec, room ? options : noQueue, stats, () -> releaseIfIdle(self[0]),
+                () -> closed);
         return self[0];
     }
 

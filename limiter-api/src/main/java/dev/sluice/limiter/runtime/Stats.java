@@ -3,19 +3,26 @@ package dev.sluice.limiter.runtime;
 import dev.sluice.limiter.DecisionListener;
 import dev.sluice.limiter.DecisionResult;
 import dev.sluice.limiter.LimiterStatistics;
+import dev.sluice.limiter.Ticker;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
-/** Counts for one limiter (shared by all partitions of a partitioned one) and its listeners. */
+/**
+ * Counts for one limiter (shared by all partitions of a partitioned one) and its listeners. A decision's
+ * duration is read on the runtime's ticker, the one its start was read on: two clocks never meet in one
+ * difference.
+ */
 final class Stats {
     private final String name;
+    private final Ticker ticker;
     private final boolean listened;
     private final DecisionListener listeners;
     private final LimiterStatistics.Recorder recorder = new LimiterStatistics.Recorder();
     private final AtomicLong queued = new AtomicLong();
 
-    Stats(String name, List<DecisionListener> listeners) {
+    Stats(String name, List<DecisionListener> listeners, Ticker ticker) {
         this.name = name;
+        this.ticker = ticker;
         this.listened = !listeners.isEmpty();
         this.listeners = DecisionListener.all(listeners);
     }
@@ -23,7 +30,7 @@ final class Stats {
     void record(DecisionResult result, long remaining, long startNanos) {
         recorder.record(result, remaining);
         if (listened) {
-            listeners.onDecision(name, result, System.nanoTime() - startNanos);
+            listeners.onDecision(name, result, ticker.read() - startNanos);
         }
     }
 

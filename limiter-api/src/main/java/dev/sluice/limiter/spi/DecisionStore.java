@@ -28,10 +28,11 @@ public interface DecisionStore extends AutoCloseable {
     /**
      * Starts one step whose caller stops waiting at {@code deadlineNanos} (a {@link System#nanoTime()}
      * reading), or {@link Long#MAX_VALUE} for a step worth running however late (the runtime passes that for
-     * renewals and releases). When its caller gives up (the deadline passed, or the caller's future was
-     * cancelled), the runtime cancels the returned future: a store that holds requests before sending them
-     * must then not send this one, so a caller who gave up is not charged. A step already sent may still
-     * run. The default ignores the deadline and calls {@link #submit(StepRequest)}.
+     * renewals and releases). A store that holds requests before sending them must not send one whose deadline
+     * has passed, nor one whose returned future the runtime cancelled (its caller cancelled), so a caller who
+     * gave up is not charged. A step already sent may still run; its answer, if the future is not cancelled,
+     * is still awaited, and what a late grant took is given back. The default ignores the deadline and calls
+     * {@link #submit(StepRequest)}.
      */
     default CompletableFuture<Verdict> submit(StepRequest request, long deadlineNanos) {
         return submit(request);

@@ -26,6 +26,8 @@ final class StepHarness {
     static final class Store {
         final LimitSpec spec;
         long[] state;
+        /** Whether the state was written by this spec's steps (or there is none), not handed in. */
+        boolean own;
 
         Store(LimitSpec spec) {
             this(spec, null);
@@ -34,6 +36,7 @@ final class StepHarness {
         Store(LimitSpec spec, long[] state) {
             this.spec = spec;
             this.state = state;
+            this.own = state == null;
         }
 
         Verdict acquire(long now, long permits) {
@@ -50,6 +53,7 @@ final class StepHarness {
 
         Verdict run(long now, Op op, long permits, long leaseId) {
             Verdict v = peek(now, op, permits, leaseId);
+            own |= v.state() != state;
             state = v.state();
             return v;
         }
@@ -59,11 +63,20 @@ final class StepHarness {
             long[] before = state == null ? null : state.clone();
             Verdict v = Algorithms.step(spec, state, now, op, permits, leaseId);
             assertArrayEquals(before, state, "the step mutated its input");
-            if (!v.granted()) {
-                assertSame(state, v.state(), "a refusal changed the state");
+            // A decision that takes nothing writes only to move another spec's state to this spec's shape and
+            // expiry (a live change): once moved, the same decision writes nothing, so refusals stay write-free.
+            if (!v.granted() && op != Op.ACQUIRE) {
+                assertSame(state, v.state(), op + " refused and changed the state");
             }
-            if (permits == 0 && op == Op.ACQUIRE) {
-                assertSame(state, v.state(), "a probe changed the state");
+            boolean tookNothing = (!v.granted() || permits == 0) && op == Op.ACQUIRE;
+            if (tookNothing && own) {
+                assertSame(state, v.state(), (v.granted() ? "a probe" : "a refusal") + " changed the state");
+            }
+            if (tookNothing && v.state() != state) {
+                assertTrue(v.state() != null, "a decision that took nothing removed the state");
+                Verdict again = Algorithms.step(spec, v.state(), now, op, permits, leaseId);
+                assertSame(v.state(), again.state(), (v.granted() ? "a probe" : "a refusal")
+                        + " changed the state of its own spec");
             }
             if (v.state() != state && v.state() != null) {
                 assertEquals(Algorithms.expiresAt(v.state()) - Math.max(now, lastNow()), v.ttlMillis(),
@@ -82,7 +95,9 @@ final class StepHarness {
         }
 
         Store copy() {
-            return new Store(spec, state == null ? null : state.clone());
+            Store copy = new Store(spec, state == null ? null : state.clone());
+            copy.own = own;
+            return copy;
         }
     }
 

@@ -15,7 +15,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /** A real in-memory store that a test can make hang, fail, or fail retryably; counts every call. */
 final class ControllableStore implements DecisionStore {
-    enum Mode { NORMAL, HANG, FAIL, FAIL_RETRYABLE }
+    enum Mode { NORMAL, HANG, FAIL, FAIL_RETRYABLE, ANSWER_LATER }
 
     static final class Transient extends RuntimeException {
         private static final long serialVersionUID = 1L;
@@ -27,17 +27,26 @@ final class ControllableStore implements DecisionStore {
 
     final ManualClock clock = new ManualClock();
     final AtomicInteger calls = new AtomicInteger();
+    /** Renewals asked for, by key. */
+    final ConcurrentHashMap<String, AtomicInteger> renewals = new ConcurrentHashMap<>();
     final CopyOnWriteArrayList<CompletableFuture<Verdict>> hanging = new CopyOnWriteArrayList<>();
+    /** In {@link Mode#ANSWER_LATER}: answers of steps that ran, to be delivered when the test says. */
+    final CopyOnWriteArrayList<Runnable> heldAnswers = new CopyOnWriteArrayList<>();
     private final ConcurrentHashMap<String, long[]> states = new ConcurrentHashMap<>();
     volatile Mode mode = Mode.NORMAL;
     /** Failures still to produce before behaving normally, when &gt; 0 (overrides mode). */
     final AtomicInteger failuresLeft = new AtomicInteger();
+    /** Steps still to run twice, as Hazelcast re-runs an invocation whose owner left after running it. */
+    final AtomicInteger stepsToRunTwice = new AtomicInteger();
     /** Steps still to run whose answer is then lost (a retryable failure), when &gt; 0. */
     final AtomicInteger answersToLose = new AtomicInteger();
 
     @Override
     public CompletableFuture<Verdict> submit(StepRequest request) {
         calls.incrementAndGet();
+        if (request.op() == dev.sluice.limiter.algorithm.Op.RENEW) {
+            renewals.computeIfAbsent(request.key(), k -> new AtomicInteger()).incrementAndGet();
+        }
         if (failuresLeft.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
             return CompletableFuture.failedFuture(new Transient());
         }
@@ -56,16 +65,25 @@ final class ControllableStore implements DecisionStore {
         }
         Verdict[] out = new Verdict[1];
         try {
-            states.compute(request.key(), (k, state) -> {
-                Verdict v = request.apply(state, clock.millis());
-                out[0] = v;
-                return v.stateChanged(state) ? v.state() : state;
-            });
+            int runs = stepsToRunTwice.getAndUpdate(n -> Math.max(0, n - 1)) > 0 ? 2 : 1;
+            for (int run = 0; run < runs; run++) {
+                states.compute(request.key(), (k, state) -> {
+                    Verdict v = request.apply(state, clock.millis());
+                    out[0] = v;
+                    return v.stateChanged(state) ? (v.ttlMillis() > 0 ? v.state() : null) : state;
+                });
+            }
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
         if (answersToLose.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
             return CompletableFuture.failedFuture(new Transient()); // it ran, and the caller cannot know
+        }
+        if (mode == Mode.ANSWER_LATER) {
+            CompletableFuture<Verdict> later = new CompletableFuture<>();
+            Verdict answer = out[0].withoutState();
+            heldAnswers.add(() -> later.complete(answer));
+            return later;
         }
         return CompletableFuture.completedFuture(out[0].withoutState());
     }

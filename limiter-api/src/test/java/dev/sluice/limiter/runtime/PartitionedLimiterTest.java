@@ -93,4 +93,35 @@ final class PartitionedLimiterTest {
         }
         assertEquals(0, ((PartitionedLimiter<String>) perClient).busyPartitions());
     }
+
+    /**
+     * Regression: past {@value PartitionedLimiter#MAX_BUSY_PARTITIONS} busy partitions a concurrency lease is held
+     * by a partition nobody tracks, and closing the partitioned limiter left it renewing until the runtime closed.
+     */
+    @Test
+    void close_pastTheBusyBound_stopsRenewingUntrackedLeasesToo() throws Exception {
+        PartitionedRateLimiter<String> jobs = limiters.partitioned("jobs", LimitSpec.concurrency(1, Duration.ofMinutes(1)),
+                LimiterOptions.builder().renewInterval(Duration.ofMillis(100)).build());
+        PartitionedLimiter<String> impl = (PartitionedLimiter<String>) jobs;
+        for (int i = 0; i < PartitionedLimiter.MAX_BUSY_PARTITIONS; i++) {
+            assertTrue(jobs.tryAcquire("tracked-" + i, 1).isAcquired());
+        }
+        assertTrue(jobs.tryAcquire("untracked", 1).isAcquired());
+        assertEquals(PartitionedLimiter.MAX_BUSY_PARTITIONS, impl.busyPartitions(), "the last lease is not tracked");
+        String untracked = jobs.keyOf("untracked");
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+        while (!store.renewals.containsKey(untracked)) { // it renews while the limiter is open
+            assertTrue(System.nanoTime() < deadline, "the untracked lease never renewed");
+            Thread.sleep(10);
+        }
+        jobs.close();
+        int atClose = store.renewals.get(untracked).get();
+        String tracked = jobs.keyOf("tracked-0");
+        int trackedAtClose = store.renewals.getOrDefault(tracked, new java.util.concurrent.atomic.AtomicInteger()).get();
+        Thread.sleep(600); // six renewal intervals
+        assertTrue(store.renewals.get(untracked).get() <= atClose + 1,
+                "renewed " + (store.renewals.get(untracked).get() - atClose) + " times after close");
+        assertTrue(store.renewals.getOrDefault(tracked, new java.util.concurrent.atomic.AtomicInteger()).get()
+                <= trackedAtClose + 1, "a tracked lease stopped");
+    }
 }

@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sluice.limiter.DecisionListener;
+import dev.sluice.limiter.DecisionResult;
 import dev.sluice.limiter.FailureMode;
 import dev.sluice.limiter.Lease;
 import dev.sluice.limiter.LimitSpec;
@@ -11,8 +13,13 @@ import dev.sluice.limiter.LimiterOptions;
 import dev.sluice.limiter.RateLimiter;
 import dev.sluice.limiter.RateLimiters;
 import dev.sluice.limiter.RuntimeSettings;
+import dev.sluice.limiter.local.LocalRateLimiters;
+import dev.sluice.limiter.local.ManualClock;
 import dev.sluice.limiter.spi.RateLimiterRuntime;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -56,6 +63,29 @@ final class RuntimeSettingsTest {
             Lease lease = limiter.tryAcquire(1);
             assertTrue(lease.isDegraded() && !lease.isAcquired(), lease.toString());
             assertTrue(store.calls.get() <= 2, "the fake ticker ended the retries, after " + store.calls.get() + " calls");
+        } finally {
+            limiters.close();
+        }
+    }
+
+    /** A listener heard durations of System.nanoTime() minus a start read on the injected ticker. */
+    @Test
+    void listenerDurations_areReadOnTheInjectedTicker() {
+        AtomicLong now = new AtomicLong(1_000);
+        List<Long> heard = new CopyOnWriteArrayList<>();
+        DecisionListener listener = (limiter, result, nanos) -> heard.add(nanos);
+        // Each reading moves the fake time on by 10 ns: a decision lasts a few readings, never the JVM's uptime.
+        RateLimiters limiters = LocalRateLimiters.create(new ManualClock(Instant.EPOCH), "sluice",
+                RuntimeSettings.defaults().withTicker(() -> now.addAndGet(10)));
+        try {
+            RateLimiter limiter = limiters.limiter("timed", LimitSpec.fixedWindow(1, Duration.ofMinutes(1)),
+                    LimiterOptions.builder().listener(listener).build());
+            limiter.tryAcquire(1);
+            limiter.tryAcquire(1);
+            assertEquals(2, heard.size(), heard.toString());
+            for (long nanos : heard) {
+                assertTrue(nanos > 0 && nanos <= now.get() - 1_000, "a duration on the fake ticker, was " + nanos);
+            }
         } finally {
             limiters.close();
         }
