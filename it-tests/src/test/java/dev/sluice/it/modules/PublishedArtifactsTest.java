@@ -170,6 +170,19 @@ final class PublishedArtifactsTest {
         }
     }
 
+    /** A new module is either pinned by the BOM (and so checked above) or says it is never published. */
+    @Test
+    void everyOtherModule_isNeverDeployed() throws Exception {
+        Set<String> published = published();
+        for (Map.Entry<String, Path> module : modules().entrySet()) {
+            if (!published.contains(module.getKey())) {
+                Element project = pom(module.getValue().resolve("pom.xml")).getDocumentElement();
+                assertEquals("true", text(project, "properties/maven.deploy.skip"),
+                        module.getKey() + " is not in the BOM, so it must set maven.deploy.skip");
+            }
+        }
+    }
+
     @Test
     void signing_isTheReleaseProfilesAlone() throws Exception {
         for (Path pom : List.of(ROOT.resolve("pom.xml"), ROOT.resolve("bom").resolve("pom.xml"))) {
