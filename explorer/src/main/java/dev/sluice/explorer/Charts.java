@@ -7,6 +7,8 @@ import java.awt.Shape;
 import java.awt.geom.Line2D;
 import java.awt.geom.Rectangle2D;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -25,6 +27,7 @@ import org.jfree.chart.plot.XYPlot;
 import org.jfree.chart.renderer.xy.StackedXYBarRenderer;
 import org.jfree.chart.renderer.xy.StandardXYBarPainter;
 import org.jfree.chart.renderer.xy.XYLineAndShapeRenderer;
+import org.jfree.chart.text.TextUtils;
 import org.jfree.chart.title.LegendTitle;
 import org.jfree.chart.title.TextTitle;
 import org.jfree.chart.ui.RectangleAnchor;
@@ -34,8 +37,6 @@ import org.jfree.chart.ui.TextAnchor;
 import org.jfree.data.xy.DefaultTableXYDataset;
 import org.jfree.data.xy.XYSeries;
 import org.jfree.data.xy.XYSeriesCollection;
-import org.jfree.svg.SVGGraphics2D;
-import org.jfree.svg.SVGUtils;
 
 /**
  * One chart per trace, drawn by JFreeChart: a lane per algorithm with its admitted (in the algorithm's colour)
@@ -124,12 +125,17 @@ final class Charts {
     }
 
     static void writeSvg(JFreeChart chart, Path file, int height, String idPrefix) throws IOException {
-        SVGGraphics2D g2 = new SVGGraphics2D(WIDTH, height);
-        // A fixed prefix instead of the default time-based one, so the same run writes the same file.
-        g2.setDefsKeyPrefix(idPrefix);
-        g2.setGeomDoubleConverter(SVGUtils.createDoubleConverter(2));
-        chart.draw(g2, new Rectangle2D.Double(0, 0, WIDTH, height));
-        SVGUtils.writeToSVG(file.toFile(), g2.getSVGElement());
+        SvgGraphics2D g2 = new SvgGraphics2D(WIDTH, height, idPrefix);
+        // JFreeChart otherwise draws rotated labels as glyph outlines (a workaround for old JDKs' raster text):
+        // as SVG text they stay text, a tenth of the size and searchable. Only the SVG changes, the PNG does not.
+        boolean outlines = TextUtils.isUseDrawRotatedStringWorkaround();
+        TextUtils.setUseDrawRotatedStringWorkaround(false);
+        try {
+            chart.draw(g2, new Rectangle2D.Double(0, 0, WIDTH, height));
+        } finally {
+            TextUtils.setUseDrawRotatedStringWorkaround(outlines);
+        }
+        Files.writeString(file, g2.document(), StandardCharsets.UTF_8);
     }
 
     /** Bins of a whole fraction of the window (so windows start on bin edges), at most {@link #MAX_BINS}. */

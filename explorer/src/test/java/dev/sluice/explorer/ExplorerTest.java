@@ -14,9 +14,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import javax.imageio.ImageIO;
+import javax.xml.parsers.DocumentBuilderFactory;
 import org.jfree.data.xy.XYSeries;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.w3c.dom.Element;
 
 /** The command end to end: files written headless, deterministic output, exit statuses, the committed figures. */
 final class ExplorerTest {
@@ -38,7 +40,7 @@ final class ExplorerTest {
     }
 
     @Test
-    void run_writesAPngAndAnSvgPerTraceAndTheTables_headless(@TempDir Path dir) throws IOException {
+    void run_writesAPngAndAnSvgPerTraceAndTheTables_headless(@TempDir Path dir) throws Exception {
         assertTrue(GraphicsEnvironment.isHeadless(), "the test JVM is headless, as the command's is");
         assertEquals(0, run(with(SMALL, "--out", dir.toString())), err.toString(StandardCharsets.UTF_8));
 
@@ -49,9 +51,22 @@ final class ExplorerTest {
             assertEquals(height, png.getHeight(), kind.id());
             assertTrue(distinctColours(png) > 8, kind.id() + ": the image has content, not just a background");
 
-            String svg = Files.readString(dir.resolve(kind.id() + ".svg"));
-            assertTrue(svg.contains("<svg") && svg.strip().endsWith("</svg>"), kind.id());
+            Path svgFile = dir.resolve(kind.id() + ".svg");
+            String svg = Files.readString(svgFile);
+            Element root = DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(svgFile.toFile())
+                    .getDocumentElement();
+            assertEquals("svg", root.getTagName(), kind.id() + ": well-formed SVG");
+            assertEquals(String.valueOf(Charts.WIDTH), root.getAttribute("width"), kind.id());
+            assertEquals(String.valueOf(height), root.getAttribute("height"), kind.id());
             assertTrue(svg.contains("sliding counter") && svg.contains("limit 20"), kind.id() + ": lanes and labels");
+            for (Algorithm algorithm : Algorithm.values()) {
+                String hex = String.format("#%06x", Charts.color(algorithm).getRGB() & 0xFFFFFF);
+                assertTrue(svg.contains("<rect ") && svg.contains("fill=\"" + hex + "\""),
+                        kind.id() + ": bars of " + algorithm);
+                assertTrue(svg.contains("stroke=\"" + hex + "\""), kind.id() + ": the curve of " + algorithm);
+            }
+            assertTrue(svg.contains("transform=\"matrix(0,-1,1,0,"), kind.id() + ": the curve's axis label, rotated, as text");
+            assertTrue(svg.contains("stroke-dasharray=\"6,4\""), kind.id() + ": the dashed limit line");
         }
         String tables = Files.readString(dir.resolve("tables.md"));
         for (TraceKind kind : TraceKind.values()) {

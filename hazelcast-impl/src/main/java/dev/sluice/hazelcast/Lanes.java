@@ -39,10 +39,10 @@ import java.util.function.Function;
  * a key (one run, one write, one backup of the final state instead of one each). Keys that merely share a
  * partition still cost one partition operation and one backup each (one invocation per key, or, in one
  * multi-key operation, a partition operation whose answer Hazelcast 5.7 sends before its backups are
- * acknowledged), so holding a decision back behind another key's hop costs it a round trip for nothing:
- * with lanes per partition, 100,000 warm uniform keys at 32 threads ran at 0.86× the uncoalesced rate
- * (0.69–0.97 over three rounds; lanes per key 0.93× in the same runs), and with batches per member (one
- * message per owner, every partition's keys run on arrival) at 0.7–0.9× (issue 18).
+ * acknowledged), so holding a decision back behind another key's hop costs it a round trip for nothing.
+ * Measured on many uniform keys, both coarser groupings (lanes per partition, and one message per owner
+ * member with every partition's keys run on arrival) fell further below the uncoalesced rate than lanes per
+ * key did (BENCHMARKS.md has the runs).
  *
  * <p>A queued request whose future is already done (cancelled, or abandoned by a caller that timed out)
  * or whose deadline has passed is dropped when the next hop is taken, never sent: the runtime cancels the

@@ -169,7 +169,7 @@ public final class PrefilterOptions {
             return this;
         }
 
-        /** Default {@link Ticker#systemTicker()} ({@link System#nanoTime()}); inject a fake one in tests. */
+        /** Default {@link Ticker#system()} ({@link System#nanoTime()}); inject a fake one in tests. */
         public Builder ticker(Ticker ticker) {
             this.ticker = Objects.requireNonNull(ticker, "ticker");
             return this;
