@@ -13,6 +13,7 @@ import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.ToLongFunction;
 
 /**
  * Records Sluice decisions in Micrometer. Add it to a limiter's options with
@@ -74,43 +75,38 @@ public final class SluiceMetrics implements DecisionListener {
         Objects.requireNonNull(limiters, "limiters");
         StoreStatistics now = limiters.storeStatistics();
         String store = limiters.keyPrefix();
-        if (now.keys() >= 0) {
-            Gauge.builder("sluice.store.keys", limiters, l -> l.storeStatistics().keys())
-                    .description("Keys the store holds (Hazelcast: owned entries on the members in this JVM)")
-                    .tag("store", store).register(registry);
-        }
-        if (now.maxKeys() >= 0) {
-            Gauge.builder("sluice.store.max.keys", limiters, l -> l.storeStatistics().maxKeys())
-                    .description("The store's bound in keys").tag("store", store).register(registry);
-        }
-        if (now.evictions() >= 0) {
-            FunctionCounter.builder("sluice.store.evictions", limiters, l -> l.storeStatistics().evictions())
-                    .description("States evicted at the store's bound (least recently used first)")
-                    .tag("store", store).register(registry);
-        }
-        if (now.capacityRefusals() >= 0) {
-            FunctionCounter.builder("sluice.store.capacity.refusals", limiters,
-                            l -> l.storeStatistics().capacityRefusals())
-                    .description("Decisions of this process the store refused at its bound")
-                    .tag("store", store).register(registry);
-        }
-        if (now.overflowDecisions() >= 0) {
-            FunctionCounter.builder("sluice.store.overflow.decisions", limiters,
-                            l -> l.storeStatistics().overflowDecisions())
-                    .description("Decisions of this process made on a shared overflow cell, the store being full")
-                    .tag("store", store).register(registry);
-        }
-        if (now.overflowRefusals() >= 0) {
-            FunctionCounter.builder("sluice.store.overflow.refusals", limiters,
-                            l -> l.storeStatistics().overflowRefusals())
-                    .description("Overflow decisions of this process that refused permits")
-                    .tag("store", store).register(registry);
-        }
-        if (now.overflowCells() >= 0) {
-            Gauge.builder("sluice.store.overflow.cells", limiters, l -> l.storeStatistics().overflowCells())
-                    .description("Overflow cells holding state").tag("store", store).register(registry);
-        }
+        gauge(limiters, store, now, "sluice.store.keys", StoreStatistics::keys,
+                "Keys the store holds (Hazelcast: owned entries on the members in this JVM)");
+        gauge(limiters, store, now, "sluice.store.max.keys", StoreStatistics::maxKeys, "The store's bound in keys");
+        gauge(limiters, store, now, "sluice.store.overflow.cells", StoreStatistics::overflowCells,
+                "Overflow cells holding state");
+        counter(limiters, store, now, "sluice.store.evictions", StoreStatistics::evictions,
+                "States dropped at the store's bound (only under the eviction policy, or by a JCache provider)");
+        counter(limiters, store, now, "sluice.store.capacity.refusals", StoreStatistics::capacityRefusals,
+                "Decisions of this process the store refused at its bound");
+        counter(limiters, store, now, "sluice.store.overflow.decisions", StoreStatistics::overflowDecisions,
+                "Decisions of this process made on a shared overflow cell, the store being full");
+        counter(limiters, store, now, "sluice.store.overflow.refusals", StoreStatistics::overflowRefusals,
+                "Overflow decisions of this process that refused permits");
         return this;
+    }
+
+    /** A gauge of one store statistic, unless the store cannot know it (-1). */
+    private void gauge(RateLimiters limiters, String store, StoreStatistics now, String name,
+            ToLongFunction<StoreStatistics> value, String description) {
+        if (value.applyAsLong(now) >= 0) {
+            Gauge.builder(name, limiters, l -> value.applyAsLong(l.storeStatistics()))
+                    .description(description).tag("store", store).register(registry);
+        }
+    }
+
+    /** A counter of one store statistic, unless the store cannot know it (-1). */
+    private void counter(RateLimiters limiters, String store, StoreStatistics now, String name,
+            ToLongFunction<StoreStatistics> value, String description) {
+        if (value.applyAsLong(now) >= 0) {
+            FunctionCounter.builder(name, limiters, l -> value.applyAsLong(l.storeStatistics()))
+                    .description(description).tag("store", store).register(registry);
+        }
     }
 
     private Timer[] timersFor(String limiter) {
