@@ -383,7 +383,6 @@ public final class RealTimeAccuracy {
         return -Math.floorDiv(-a, b);
     }
 
-    /** A short, readable form of a spec for the report. */
     /** A live change on the real clock: the old spec (330 ms) and the new, longer one (2,370 ms), limit 5. */
     public static List<LimitSpec[]> liveChanges() {
         Duration old = Duration.ofMillis(OLD_MILLIS);
@@ -557,6 +556,7 @@ public final class RealTimeAccuracy {
                 + " of 6, not a fresh 5";
     }
 
+    /** A short, readable form of a spec for the report. */
     static String describe(LimitSpec spec) {
         if (spec instanceof LimitSpec.FixedWindow f) {
             return "fixedWindow(" + f.permitLimit() + ", " + f.windowMillis() + " ms)";

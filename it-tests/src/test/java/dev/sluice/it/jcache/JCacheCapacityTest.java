@@ -95,11 +95,6 @@ final class JCacheCapacityTest {
     }
 
     /**
-     * 200,000 new keys into a Caffeine cache bounded at 5,000: the cache stays near its bound (Caffeine evicts
-     * asynchronously, so a little above it in between), every decision is the store's, and a hot key asked every 20
-     * new keys, in use throughout, keeps its budget: exactly its limit of 100 granted.
-     */
-    /**
      * Bounded by default: a cache Sluice creates gets the default bound, an unbounded cache of the user's is refused
      * with a message that names the fix, and only an explicit {@code boundedElsewhere()} builds on it.
      */
@@ -123,6 +118,11 @@ final class JCacheCapacityTest {
         }
     }
 
+    /**
+     * 200,000 new keys into a Caffeine cache bounded at 5,000: the cache stays near its bound (Caffeine evicts
+     * asynchronously, so a little above it in between), every decision is the store's, and a hot key asked every 20
+     * new keys, in use throughout, keeps its budget: exactly its limit of 100 granted.
+     */
     @Test
     void flood_onBoundedCaffeine_staysBounded_hotKeyStaysExact() {
         CacheManager manager = Caching.getCachingProvider(JCacheCaffeineContractTest.PROVIDER).getCacheManager();
