@@ -18,9 +18,11 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>A processor asks {@link #admit} only when it would store state for a key that has none. The bound is the
  * member's, not a partition's, so a flood aimed at one partition fills nothing while the member has room: the
- * member's owned entries ({@code getLocalMapStats()}, public API) are read at most once per
- * {@value #COUNT_REFRESH_MILLIS} ms, so the bound can be passed by the keys that arrive within that time: memory
- * only, never a decision.
+ * member's owned entries ({@code getLocalMapStats()}, public API, which walks every partition) are read at most
+ * once per {@value #COUNT_REFRESH_MILLIS} ms, and the keys admitted since are counted on top. Entries that expire
+ * in between still count until the next read (more decisions go to cells, never fewer), and a key admitted while
+ * a read runs may be missed by both: the bound can be passed by about as many keys as there are partition threads,
+ * in memory only, never in a decision.
  *
  * <p>At the bound a new key of a spec that can share is sent to its overflow cell ({@link Overflow}, an ordinary
  * entry of the same map, admitted whatever the bound: the table is fixed), and the member remembers, per spec,
@@ -37,8 +39,8 @@ final class MemberCapacity {
     private record Bound(long maxKeys, Capacity.Policy policy, int cells) {}
 
     private final Map<String, Bound> bounds = new ConcurrentHashMap<>();
-    /** Per map: its owned entries, and when they were read. */
-    private final Map<String, long[]> counts = new ConcurrentHashMap<>();
+    /** Per map: its owned entries, and the keys admitted since they were read. */
+    private final Map<String, Count> counts = new ConcurrentHashMap<>();
     /** Per spec: until when a cell state written on this member can still limit. */
     private final Map<LimitSpec, AtomicLong> overflowingUntil = new ConcurrentHashMap<>();
 
@@ -103,6 +105,7 @@ final class MemberCapacity {
         AtomicLong until = shares ? overflowingUntil.get(spec) : null;
         boolean overflowing = until != null && now < until.get();
         if (!overflowing && ownedEntries(instance, mapName) < bound.maxKeys()) {
+            counts.get(mapName).admitted.incrementAndGet();
             return null;
         }
         if (!shares) {
@@ -122,12 +125,25 @@ final class MemberCapacity {
     }
 
     private long ownedEntries(HazelcastInstance instance, String mapName) {
+        Count count = counts.computeIfAbsent(mapName, m -> new Count());
         long wall = System.currentTimeMillis();
-        long[] count = counts.get(mapName);
-        if (count == null || wall - count[1] >= COUNT_REFRESH_MILLIS) {
-            count = new long[] {instance.getMap(mapName).getLocalMapStats().getOwnedEntryCount(), wall};
-            counts.put(mapName, count);
+        if (wall - count.readAt >= COUNT_REFRESH_MILLIS) {
+            synchronized (count) {
+                if (wall - count.readAt >= COUNT_REFRESH_MILLIS) {
+                    long before = count.admitted.get();
+                    count.owned = instance.getMap(mapName).getLocalMapStats().getOwnedEntryCount();
+                    count.admitted.addAndGet(-before); // those are in the read now; later ones are counted on top
+                    count.readAt = wall;
+                }
+            }
         }
-        return count[0];
+        return count.owned + count.admitted.get();
+    }
+
+    /** A map's owned entries as last read, and the keys admitted since. */
+    private static final class Count {
+        volatile long owned;
+        volatile long readAt = Long.MIN_VALUE / 2;
+        final AtomicLong admitted = new AtomicLong();
     }
 }

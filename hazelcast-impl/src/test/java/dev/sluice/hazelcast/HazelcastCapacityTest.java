@@ -170,7 +170,10 @@ final class HazelcastCapacityTest {
                     hotAsked++;
                 }
             }
-            assertTrue(granted >= BOUND - 1 && granted <= BOUND + 300, granted + " granted, bound " + BOUND);
+            // A key admitted while the member's count is read may be missed by it: one per partition thread at most.
+            int partitionThreads = Math.max(2, Runtime.getRuntime().availableProcessors());
+            assertTrue(granted >= BOUND - 1 - partitionThreads && granted <= BOUND + partitionThreads,
+                    granted + " granted, bound " + BOUND);
             assertEquals(20_000 - granted, refused);
             assertEquals(granted + 1, member.getMap("refusing").size());
             assertEquals(Math.min(hotAsked, 100), hotGranted, "the hot key, with state, decided by the store all along");
@@ -256,7 +259,9 @@ final class HazelcastCapacityTest {
             assertEquals(0, degraded, "every flood key decided by the store");
             int cells = Capacity.maxKeys(BOUND).overflowCells(BOUND);
             int held = member.getMap("sluice").size();
-            assertTrue(held <= BOUND + cells + 200, "held " + held + ", bound " + BOUND + " and " + cells + " cells");
+            int partitionThreads = Math.max(2, Runtime.getRuntime().availableProcessors());
+            assertTrue(held <= BOUND + cells + partitionThreads, "held " + held + ", bound " + BOUND + " and " + cells
+                    + " cells");
             assertTrue(onClient.storeStatistics().overflowDecisions() > 0, onClient.storeStatistics().toString());
         } finally {
             onMember.close();
