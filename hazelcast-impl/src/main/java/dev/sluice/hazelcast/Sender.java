@@ -284,7 +284,13 @@ final class Sender {
         for (int i = 0; i < group.size(); i++) {
             String cell = result.redirect(i);
             if (cell != null) {
-                sendToCell(group.get(i), cell);
+                Pending p = group.get(i);
+                // Not from here: this may be a partition thread, which must not start another partition's operation.
+                try {
+                    callbacks.execute(() -> sendToCell(p, cell));
+                } catch (RejectedExecutionException closed) {
+                    sendToCell(p, cell);
+                }
                 continue;
             }
             RuntimeException stepFailure = result.failure(i);
@@ -302,7 +308,7 @@ final class Sender {
     /**
      * The second hop of a request whose owner sent it on to an overflow cell: the same step on the cell's key (a
      * refund with the grant's own time), answered marked as decided on a cell. Cells are shared by many keys, so
-     * the hop goes on its own, not through a lane; it runs on a Hazelcast thread and only starts an invocation.
+     * the hop goes on its own, not through a lane. It runs on the callback executor.
      */
     private void sendToCell(Pending p, String cellKey) {
         StepRequest r = p.request;

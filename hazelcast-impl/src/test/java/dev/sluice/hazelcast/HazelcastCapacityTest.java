@@ -297,6 +297,15 @@ final class HazelcastCapacityTest {
             assertTrue(p.tryAcquire("e", 1).isAcquired());
             assertFalse(p.tryAcquire("f", 1).isAcquired());
             assertEquals(TINY + 1, member.getMap("tiny").size(), "the bound's keys and the one cell");
+            try (RateLimiters onMember = HazelcastRateLimiters.create(member, "tiny", "sluice")) {
+                // Asynchronous, from the member: the first hop may complete on a partition thread.
+                PartitionedRateLimiter<String> async = onMember.partitioned("async", LimitSpec.fixedWindow(2, Duration.ofHours(1)), open);
+                for (int i = 0; i < 20; i++) {
+                    assertTrue(async.acquireAsync("a" + i, 1).get(30, java.util.concurrent.TimeUnit.SECONDS).isAcquired() == (i < 2),
+                            "20 new keys on one cell of 2: the first two granted");
+                }
+                assertEquals(20, onMember.storeStatistics().overflowDecisions());
+            }
 
             PartitionedRateLimiter<String> jobs = limiters.partitioned("jobs", LimitSpec.concurrency(1, Duration.ofMinutes(5)), open);
             Lease job = jobs.tryAcquire("new-job", 1);
