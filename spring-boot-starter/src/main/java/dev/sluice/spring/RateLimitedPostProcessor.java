@@ -3,7 +3,9 @@ package dev.sluice.spring;
 import dev.sluice.limiter.Keys;
 import dev.sluice.limiter.Lease;
 import dev.sluice.limiter.PartitionedRateLimiter;
+import dev.sluice.servlet.HttpDecision;
 import dev.sluice.servlet.HttpRateLimiter;
+import dev.sluice.servlet.RateLimitFilterConfig;
 import dev.sluice.servlet.RateLimitPolicy;
 import java.lang.reflect.Method;
 import java.util.List;
@@ -141,6 +143,18 @@ final class RateLimitedPostProcessor extends AbstractBeanFactoryAwareAdvisingPos
 
     private static final boolean REACTOR = ClassUtils.isPresent("reactor.core.publisher.Mono",
             RateLimitedPostProcessor.class.getClassLoader());
+    private static final boolean WEB = ClassUtils.isPresent("org.springframework.web.ErrorResponse",
+            RateLimitedPostProcessor.class.getClassLoader());
+
+    /** The refusal: Spring's {@code ErrorResponse} too where spring-web is present, a plain exception elsewhere. */
+    static RuntimeException refused(String policy, Lease lease, HttpDecision answer, java.net.URI problemType) {
+        if (lease.isDegraded()) {
+            return WEB ? WebRefusals.unavailable(policy, lease, answer, RateLimitFilterConfig.TEMPORARY_REDUCED_CAPACITY)
+                    : new RateLimitUnavailableException(policy, lease, answer);
+        }
+        return WEB ? WebRefusals.exceeded(policy, lease, answer, problemType)
+                : new RateLimitExceededException(policy, lease, answer);
+    }
 
     /**
      * Takes the permits before the method runs; releases a concurrency lease when it returns or throws. A
@@ -189,11 +203,8 @@ final class RateLimitedPostProcessor extends AbstractBeanFactoryAwareAdvisingPos
             boolean shadow = r.config().shadow() || policy.shadow();
             HttpRateLimiter decider = r;
             Function<Lease, RuntimeException> refusal = lease -> lease.isAcquired() || shadow ? null
-                    : lease.isDegraded()
-                    ? new RateLimitUnavailableException(a.policy(), lease,
-                            decider.refusal(a.policy(), partition, lease, a.permits()))
-                    : new RateLimitExceededException(a.policy(), lease,
-                            decider.refusal(a.policy(), partition, lease, a.permits()), decider.config().problemType());
+                    : refused(a.policy(), lease, decider.refusal(a.policy(), partition, lease, a.permits()),
+                            decider.config().problemType());
             Class<?> returned = method.getReturnType();
             if (REACTOR && Reactive.handles(returned)) {
                 return Reactive.limit(returned, () -> limiter.acquireAsync(partition, a.permits()), refusal, invocation);

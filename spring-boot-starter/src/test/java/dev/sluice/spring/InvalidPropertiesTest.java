@@ -33,7 +33,7 @@ class InvalidPropertiesTest {
             "sluice.routes.r.policy=p");
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(SluiceAutoConfiguration.class));
+            .withConfiguration(AutoConfigurations.of(Sluice.AUTO_CONFIGURATIONS));
 
     static Stream<String> invalid() {
         return Stream.of(
