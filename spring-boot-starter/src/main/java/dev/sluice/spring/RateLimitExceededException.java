@@ -20,7 +20,11 @@ public class RateLimitExceededException extends RuntimeException {
     private final transient HttpDecision answer;
 
     RateLimitExceededException(String policy, Lease lease, HttpDecision answer) {
-        super(answer.detail());
+        this(policy, lease, answer, answer.detail());
+    }
+
+    RateLimitExceededException(String policy, Lease lease, HttpDecision answer, String message) {
+        super(message);
         this.policy = Objects.requireNonNull(policy, "policy");
         this.lease = lease;
         this.answer = answer;

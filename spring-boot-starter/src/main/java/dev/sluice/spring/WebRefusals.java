@@ -19,8 +19,9 @@ import org.springframework.web.ErrorResponse;
 final class WebRefusals {
     private WebRefusals() {}
 
-    static RateLimitExceededException exceeded(String policy, Lease lease, HttpDecision answer, URI problemType) {
-        return new Exceeded(policy, lease, answer, problemType);
+    static RateLimitExceededException exceeded(String policy, Lease lease, HttpDecision answer, URI problemType,
+            String message) {
+        return new Exceeded(policy, lease, answer, problemType, message);
     }
 
     static RateLimitUnavailableException unavailable(String policy, Lease lease, HttpDecision answer, URI problemType) {
@@ -48,8 +49,8 @@ final class WebRefusals {
         private final transient HttpHeaders headers;
         private final transient ProblemDetail body;
 
-        Exceeded(String policy, Lease lease, HttpDecision answer, URI problemType) {
-            super(policy, lease, answer);
+        Exceeded(String policy, Lease lease, HttpDecision answer, URI problemType, String message) {
+            super(policy, lease, answer, message);
             this.headers = headers(answer);
             this.body = problem(HttpStatus.TOO_MANY_REQUESTS, policy, answer, problemType);
         }

@@ -58,6 +58,11 @@ class NonWebApplicationTest {
                             }
                         }
                         out.add(jobs.run("globex"));
+                        try {
+                            out.add(jobs.run(null));
+                        } catch (RateLimitExceededException e) {
+                            out.add("refused without a key: " + e.getMessage().contains("gave null"));
+                        }
                         RateLimiter nightly = context.getBean("nightly", RateLimiter.class);
                         out.add("nightly " + nightly.tryAcquire().isAcquired() + " " + nightly.tryAcquire().isAcquired());
                         out.add(context.getClass().getSimpleName());
@@ -96,6 +101,6 @@ class NonWebApplicationTest {
         Path classes = Isolated.compile(Map.of("worker.WorkerApp", WORKER.replace("KEY", "#tenant")), classPath,
                 "-parameters");
         assertThat(run(classes, classPath, ARGS)).containsExactly("ran acme", "ran acme",
-                "refused by jobs, retry after true", "ran globex", "nightly true false", "AnnotationConfigApplicationContext");
+                "refused by jobs, retry after true", "ran globex", "refused without a key: true", "nightly true false", "AnnotationConfigApplicationContext");
     }
 }
