@@ -40,7 +40,7 @@ class InvalidPropertiesTest {
                 "sluice.policies.p.permit-limit=0",
                 "sluice.policies.p.permit-limit=ten",
                 "sluice.policies.p.algorithm=leaky-bucket",
-                "sluice.policies.p.window=1m",
+                "sluice.policies.p.window=1min",
                 "sluice.policies.p.window=-PT1M",
                 "sluice.policies.p.segments=6",
                 "sluice.policies.p.failure-mode=open",

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.limiter.Keys;
 import dev.sluice.servlet.HttpRateLimiter;
+import dev.sluice.servlet.RateLimitFilterConfig;
 import dev.sluice.servlet.RateLimitFilter;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -95,6 +96,20 @@ class WiringTest {
             assertThat(rateLimiter.limiter("p").tryAcquire(partition, 1).isAcquired()).isTrue();
             assertThat(rateLimiter.limiter("p").tryAcquire(partition, 1).isAcquired()).isFalse();
             assertThat(rateLimiter.limiter("p").tryAcquire(partition, 1).isAcquired()).isFalse(); // refused locally
+        });
+    }
+
+    @Test
+    void bootDurations_acceptedBesideIso8601() {
+        runner.withPropertyValues("sluice.policies.p.window=90m", "sluice.policies.q.algorithm=token-bucket",
+                "sluice.policies.q.permit-limit=10", "sluice.policies.q.tokens-per-period=1",
+                "sluice.policies.q.replenishment-period=500ms", "sluice.policies.q.decision-timeout=PT0.25S")
+                .run(context -> {
+            RateLimitFilterConfig config = context.getBean(HttpRateLimiter.class).config();
+            assertThat(config.policies().get("p").spec()).isEqualTo(
+                    dev.sluice.limiter.LimitSpec.fixedWindow(2, java.time.Duration.ofMinutes(90)));
+            assertThat(config.policies().get("q").spec()).isEqualTo(
+                    dev.sluice.limiter.LimitSpec.tokenBucket(10, 1, java.time.Duration.ofMillis(500)));
         });
     }
 
