@@ -135,6 +135,35 @@ public final class HttpRateLimiter implements AutoCloseable {
         return decide(request, HttpRateLimiter::acquireAsync);
     }
 
+    /**
+     * Decides {@code policies}, in order and one permit each, for a request that a server routed itself (a
+     * gateway's route, say) instead of by this configuration's routes: the same identities, headers, answers
+     * and shadow mode as {@link #decideAsync(HttpRequestView)}.
+     *
+     * @throws IllegalArgumentException if a policy is not defined
+     */
+    public CompletableFuture<HttpDecision> decideAsync(HttpRequestView request, List<String> policies) {
+        Objects.requireNonNull(request, "request");
+        List<RateLimitFilterConfig.Applied> applied = new ArrayList<>(policies.size());
+        for (String name : policies) {
+            RateLimitPolicy p = config.policies().get(name);
+            if (p == null) {
+                throw new IllegalArgumentException("no policy '" + name + "'; defined policies: "
+                        + config.policies().keySet());
+            }
+            applied.add(new RateLimitFilterConfig.Applied(p, 1));
+        }
+        return decidePolicies(request, applied, HttpRateLimiter::acquireAsync).thenCompose(this::answer);
+    }
+
+    /**
+     * Who the request is by this configuration's rules (its identity resolver, else the client address with
+     * the trusted proxies' forwarding), as {@code kind:value}, before hashing: the key the filters count under.
+     */
+    public String identity(HttpRequestView request) {
+        return identify(null, Objects.requireNonNull(request, "request"));
+    }
+
     private CompletableFuture<HttpDecision> decide(HttpRequestView request, Acquisition acquisition) {
         Objects.requireNonNull(request, "request");
         List<RateLimitFilterConfig.Applied> applied =
@@ -309,12 +338,14 @@ public final class HttpRateLimiter implements AutoCloseable {
      * a resolver that threw) the client address by the configuration's rules, which always answers.
      */
     private String identify(RateLimitPolicy policy, HttpRequestView request) {
-        ClientIdentityResolver resolver = policy.identity() != null ? policy.identity() : config.identityResolver();
+        ClientIdentityResolver resolver = policy != null && policy.identity() != null ? policy.identity()
+                : config.identityResolver();
         String id;
         try {
             id = resolver.resolve(request);
         } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "identity of policy '" + policy.name() + "' failed; using the client address", e);
+            LOG.log(Level.WARNING, "identity of policy '" + (policy == null ? "" : policy.name())
+                    + "' failed; using the client address", e);
             id = null;
         }
         return id != null ? id : config.addressResolver().resolve(request);

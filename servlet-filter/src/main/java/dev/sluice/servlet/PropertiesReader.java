@@ -285,19 +285,48 @@ final class PropertiesReader {
             return n;
         }
 
+        /**
+         * A positive duration, ISO-8601 ({@code PT1M}, {@code PT0.5S}) or Spring Boot's simple form: a whole number
+         * and a unit of {@code ns}, {@code us}, {@code ms}, {@code s}, {@code m}, {@code h}, {@code d} ({@code 1m},
+         * {@code 500ms}), so a value copied from a Boot application means the same here.
+         */
         Duration duration(String setting) {
-            String expected = "a positive ISO-8601 duration such as PT1M, PT30S or PT0.5S";
+            String expected = "a positive duration, ISO-8601 (PT1M, PT30S, PT0.5S) or a whole number with a unit"
+                    + " of ns, us, ms, s, m, h or d (1m, 30s, 500ms)";
             String v = require(setting, expected);
+            Duration d;
             try {
-                Duration d = Duration.parse(v);
-                if (d.isNegative() || d.isZero()) {
-                    throw error(setting, "expected " + expected);
-                }
-                return d;
-            } catch (DateTimeParseException e) {
+                d = parseDuration(v);
+            } catch (DateTimeParseException | ArithmeticException e) {
                 throw error(setting, "expected " + expected);
             }
+            if (d == null || d.isNegative() || d.isZero()) {
+                throw error(setting, "expected " + expected);
+            }
+            return d;
         }
+
+        /** The duration {@code v} writes, or null if it is in neither form. */
+        private static Duration parseDuration(String v) {
+            java.util.regex.Matcher simple = SIMPLE_DURATION.matcher(v);
+            if (!simple.matches()) {
+                return Duration.parse(v);
+            }
+            long amount = Long.parseLong(simple.group(1));
+            return switch (simple.group(2).toLowerCase(Locale.ROOT)) {
+                case "ns" -> Duration.ofNanos(amount);
+                case "us" -> Duration.of(amount, java.time.temporal.ChronoUnit.MICROS);
+                case "ms" -> Duration.ofMillis(amount);
+                case "s" -> Duration.ofSeconds(amount);
+                case "m" -> Duration.ofMinutes(amount);
+                case "h" -> Duration.ofHours(amount);
+                case "d" -> Duration.ofDays(amount);
+                default -> null;
+            };
+        }
+
+        private static final java.util.regex.Pattern SIMPLE_DURATION =
+                java.util.regex.Pattern.compile("([+-]?[0-9]{1,18})([a-zA-Z]{1,2})");
 
         /** The constant of {@code type} named by the setting, in any case; {@code expected} lists them as written. */
         <E extends Enum<E>> E choice(String setting, Class<E> type, String expected) {

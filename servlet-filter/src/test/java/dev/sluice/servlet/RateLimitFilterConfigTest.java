@@ -31,6 +31,10 @@ final class RateLimitFilterConfigTest {
                 .getMessage();
     }
 
+    private static RateLimitFilterConfig config(String text) {
+        return RateLimitFilterConfig.fromProperties(props(text));
+    }
+
     private static final String LOGIN = """
             sluice.policies.login.algorithm=fixed-window
             sluice.policies.login.permit-limit=10
@@ -126,15 +130,28 @@ final class RateLimitFilterConfigTest {
     }
 
     @Test
-    void badDuration_namesPropertyAndFormat() {
-        assertEquals("invalid property sluice.policies.login.window='60s'; expected a positive ISO-8601 duration such"
-                + " as PT1M, PT30S or PT0.5S", error(LOGIN.replace("PT1M", "60s")));
+    void badDuration_namesPropertyAndBothFormats() {
+        for (String bad : new String[] {"60", "1min", "0s", "-1m", "1.5m", "PT0S", "P-1D", "m"}) {
+            assertEquals("invalid property sluice.policies.login.window='" + bad + "'; expected a positive duration,"
+                    + " ISO-8601 (PT1M, PT30S, PT0.5S) or a whole number with a unit of ns, us, ms, s, m, h or d"
+                    + " (1m, 30s, 500ms)", error(LOGIN.replace("PT1M", bad)));
+        }
+    }
+
+    @Test
+    void bootDurations_meanTheSameAsIso8601() {
+        String[][] same = {{"1m", "PT1M"}, {"500ms", "PT0.5S"}, {"2h", "PT2H"}, {"10s", "PT10S"}, {"1d", "P1D"},
+            {"1000000us", "PT1S"}, {"1000000000ns", "PT1S"}, {"90S", "PT90S"}};
+        for (String[] pair : same) {
+            assertEquals(config(LOGIN.replace("PT1M", pair[1])).policies().get("login").spec(),
+                    config(LOGIN.replace("PT1M", pair[0])).policies().get("login").spec(), pair[0]);
+        }
     }
 
     @Test
     void missingWindow_namesPropertyAndAlgorithm() {
         assertTrue(error(LOGIN.replace("sluice.policies.login.window=PT1M", ""))
-                .startsWith("missing property sluice.policies.login.window; expected a positive ISO-8601 duration"));
+                .startsWith("missing property sluice.policies.login.window; expected a positive duration, ISO-8601"));
     }
 
     @Test

@@ -2,21 +2,16 @@ package dev.sluice.spring;
 
 import dev.sluice.limiter.Lease;
 import dev.sluice.servlet.HttpDecision;
-import dev.sluice.servlet.RateLimitFilterConfig;
-import java.util.List;
-import java.util.Map;
 import java.util.Objects;
-import org.springframework.http.HttpStatus;
-import org.springframework.http.ProblemDetail;
-import org.springframework.web.ErrorResponseException;
 
 /**
  * A call refused by a {@link RateLimited} policy whose store could not decide and whose failure mode is
- * {@code deny}: not about the caller's quota, so it carries 503, the temporary-reduced-capacity
- * {@link ProblemDetail} and the headers of the HTTP filters' 503; the starter's exception handler answers it
- * with the same bytes they send.
+ * {@code deny}: not about the caller's quota. A plain exception, catchable with or without {@code spring-web};
+ * where {@code spring-web} is present the instance thrown is also Spring's
+ * {@code org.springframework.web.ErrorResponse}, carrying 503, the temporary-reduced-capacity problem and the
+ * headers of the HTTP filters' 503; the starter's exception handler answers it with the same bytes they send.
  */
-public class RateLimitUnavailableException extends ErrorResponseException {
+public class RateLimitUnavailableException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
     private final String policy;
@@ -24,21 +19,10 @@ public class RateLimitUnavailableException extends ErrorResponseException {
     private final transient HttpDecision answer;
 
     RateLimitUnavailableException(String policy, Lease lease, HttpDecision answer) {
-        super(HttpStatus.SERVICE_UNAVAILABLE, problem(policy, answer), null);
+        super(answer.detail());
         this.policy = Objects.requireNonNull(policy, "policy");
         this.lease = lease;
         this.answer = answer;
-        for (Map.Entry<String, String> h : answer.headers()) {
-            getHeaders().set(h.getKey(), h.getValue());
-        }
-    }
-
-    private static ProblemDetail problem(String policy, HttpDecision answer) {
-        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE, answer.detail());
-        problem.setType(RateLimitFilterConfig.TEMPORARY_REDUCED_CAPACITY);
-        problem.setTitle("Service Unavailable");
-        problem.setProperty("violated-policies", List.of(policy));
-        return problem;
     }
 
     /** The policy that could not decide. */
@@ -54,10 +38,5 @@ public class RateLimitUnavailableException extends ErrorResponseException {
     /** The answer as the HTTP filters would give it: status, headers and problem body. */
     public HttpDecision answer() {
         return answer;
-    }
-
-    @Override
-    public String getMessage() {
-        return answer.detail();
     }
 }

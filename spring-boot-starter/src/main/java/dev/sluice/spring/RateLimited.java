@@ -32,11 +32,13 @@ public @interface RateLimited {
     String policy();
 
     /**
-     * A SpEL expression for who is limited, over the method's parameters ({@code #userId}, or {@code #p0})
-     * and beans ({@code @tenants.current()}); the bean is the root object. Its value (as a string, never
-     * null) is hashed before it becomes part of a key, like the filters' identities; prefix it with its kind
-     * as they do ({@code 'principal:' + #name}) to share a client's budget with a route. Empty (the default):
-     * one budget for every caller.
+     * A SpEL expression for who is limited, over the method's parameters and beans ({@code @tenants.current()});
+     * the bean is the root object. {@code #p0} (or {@code #a0}) is the first parameter, always; {@code #userId}
+     * names one only when the class was compiled with {@code -parameters}, and start-up fails when it was not.
+     * Its value (as a string) is hashed before it becomes part of a key, like the filters' identities; prefix
+     * it with its kind as they do ({@code 'principal:' + #p0}) to share a client's budget with a route. A null
+     * value refuses the call ({@link RateLimitExceededException}). Empty (the default): one budget for every
+     * caller.
      */
     String key() default "";
 

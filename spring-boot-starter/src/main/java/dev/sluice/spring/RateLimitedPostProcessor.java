@@ -3,7 +3,9 @@ package dev.sluice.spring;
 import dev.sluice.limiter.Keys;
 import dev.sluice.limiter.Lease;
 import dev.sluice.limiter.PartitionedRateLimiter;
+import dev.sluice.servlet.HttpDecision;
 import dev.sluice.servlet.HttpRateLimiter;
+import dev.sluice.servlet.RateLimitFilterConfig;
 import dev.sluice.servlet.RateLimitPolicy;
 import java.lang.reflect.Method;
 import java.util.List;
@@ -29,6 +31,9 @@ import org.springframework.core.ParameterNameDiscoverer;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.expression.Expression;
 import org.springframework.expression.ExpressionException;
+import org.springframework.expression.spel.SpelNode;
+import org.springframework.expression.spel.ast.VariableReference;
+import org.springframework.expression.spel.standard.SpelExpression;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
@@ -129,11 +134,58 @@ final class RateLimitedPostProcessor extends AbstractBeanFactoryAwareAdvisingPos
                         + a.policy() + "')", null);
             }
             if (!a.key().isEmpty()) {
-                try {
-                    interceptor.expression(use.method(), a.key());
-                } catch (ExpressionException e) {
+                checkKey(use, interceptor);
+            }
+        }
+    }
+
+    private static final String HOW_TO_NAME = "name a parameter by position, #p0 (or #a0) for the first, which"
+            + " always works, or by name (#tenant), which needs the class compiled with -parameters (Maven:"
+            + " <parameters>true</parameters> in maven-compiler-plugin, as Boot's parent POM sets; Gradle:"
+            + " options.compilerArgs << '-parameters')";
+
+    /**
+     * The key parses, and every variable it reads exists in the evaluation context the interceptor builds: a
+     * parameter by position ({@code #p0}, {@code #a0}) or by the name the compiled class carries. A name the class
+     * does not carry (compiled without {@code -parameters}) would otherwise be null at every call.
+     */
+    private static void checkKey(Use use, Interceptor interceptor) {
+        RateLimited a = use.annotation();
+        Expression expression;
+        try {
+            expression = interceptor.expression(use.method(), a.key());
+        } catch (ExpressionException e) {
+            throw new InvalidSluiceConfigurationException(use.where() + " has key=\"" + a.key()
+                    + "\", which is not a SpEL expression (" + e.getMessage() + "); " + HOW_TO_NAME, e);
+        }
+        if (!(expression instanceof SpelExpression spel)) {
+            return;
+        }
+        int count = use.method().getParameterCount();
+        String[] names = Interceptor.NAMES.getParameterNames(use.method());
+        java.util.Set<String> known = new java.util.HashSet<>(java.util.Set.of("root", "this"));
+        for (int i = 0; i < count; i++) {
+            known.add("p" + i);
+            known.add("a" + i);
+            if (names != null) {
+                known.add(names[i]);
+            }
+        }
+        java.util.ArrayDeque<SpelNode> nodes = new java.util.ArrayDeque<>(List.of(spel.getAST()));
+        while (!nodes.isEmpty()) {
+            SpelNode node = nodes.pop();
+            for (int i = 0; i < node.getChildCount(); i++) {
+                nodes.push(node.getChild(i));
+            }
+            if (node instanceof VariableReference) {
+                String variable = node.toStringAST().substring(1);
+                if (!known.contains(variable)) {
+                    String seen = names != null ? "its parameters are named " + java.util.Arrays.toString(names)
+                            : count == 0 ? "the method takes no parameters"
+                            : "its class was compiled without -parameters, so its " + count
+                                    + " parameter(s) have no names at run time";
                     throw new InvalidSluiceConfigurationException(use.where() + " has key=\"" + a.key()
-                            + "\", which is not a SpEL expression: " + e.getMessage(), e);
+                            + "\", which reads #" + variable + ", but " + seen + "; " + HOW_TO_NAME, null);
                 }
             }
         }
@@ -141,6 +193,24 @@ final class RateLimitedPostProcessor extends AbstractBeanFactoryAwareAdvisingPos
 
     private static final boolean REACTOR = ClassUtils.isPresent("reactor.core.publisher.Mono",
             RateLimitedPostProcessor.class.getClassLoader());
+    private static final boolean WEB = ClassUtils.isPresent("org.springframework.web.ErrorResponse",
+            RateLimitedPostProcessor.class.getClassLoader());
+
+    /** The refusal: Spring's {@code ErrorResponse} too where spring-web is present, a plain exception elsewhere. */
+    static RuntimeException refused(String policy, Lease lease, HttpDecision answer, java.net.URI problemType) {
+        return refused(policy, lease, answer, problemType, answer.detail());
+    }
+
+    static RuntimeException refused(String policy, Lease lease, HttpDecision answer, java.net.URI problemType,
+            String message) {
+        if (lease.isDegraded()) {
+            return WEB ? WebRefusals.unavailable(policy, lease, answer, RateLimitFilterConfig.TEMPORARY_REDUCED_CAPACITY)
+                    : new RateLimitUnavailableException(policy, lease, answer);
+        }
+        return WEB ? WebRefusals.exceeded(policy, lease, answer, problemType, message)
+                : new RateLimitExceededException(policy, lease, answer, message);
+    }
+
 
     /**
      * Takes the permits before the method runs; releases a concurrency lease when it returns or throws. A
@@ -184,16 +254,32 @@ final class RateLimitedPostProcessor extends AbstractBeanFactoryAwareAdvisingPos
                 throw new IllegalStateException("@RateLimited of " + method + " names policy '" + a.policy()
                         + "', which is not defined; defined policies: " + r.config().policies().keySet());
             }
-            String partition = Keys.sha256(identity(a, method, invocation));
             RateLimitPolicy policy = r.config().policies().get(a.policy());
             boolean shadow = r.config().shadow() || policy.shadow();
             HttpRateLimiter decider = r;
+            String identity = identity(a, method, invocation);
+            if (identity == null) {
+                if (shadow) {
+                    return invocation.proceed();
+                }
+                // Nobody to count it against: refused, as an unlimited pass would let every anonymous call through.
+                Lease none = Lease.refused(0, policy.spec().limit(), java.util.Optional.empty(), java.time.Duration.ZERO);
+                RuntimeException refused = refused(a.policy(), none, r.refusal(a.policy(), "none", none, a.permits()),
+                        r.config().problemType(), "@RateLimited key \"" + a.key() + "\" of " + method.getName()
+                        + " gave null (no one to count the call against, an anonymous caller say), so the call is"
+                        + " refused; give the key a value for every caller, e.g. a fallback: (#p0 ?: 'anonymous')");
+                if (CompletionStage.class.isAssignableFrom(method.getReturnType())) {
+                    return CompletableFuture.failedFuture(refused);
+                }
+                if (REACTOR && Reactive.handles(method.getReturnType())) {
+                    return Reactive.error(method.getReturnType(), refused);
+                }
+                throw refused;
+            }
+            String partition = Keys.sha256(identity);
             Function<Lease, RuntimeException> refusal = lease -> lease.isAcquired() || shadow ? null
-                    : lease.isDegraded()
-                    ? new RateLimitUnavailableException(a.policy(), lease,
-                            decider.refusal(a.policy(), partition, lease, a.permits()))
-                    : new RateLimitExceededException(a.policy(), lease,
-                            decider.refusal(a.policy(), partition, lease, a.permits()), decider.config().problemType());
+                    : refused(a.policy(), lease, decider.refusal(a.policy(), partition, lease, a.permits()),
+                            decider.config().problemType());
             Class<?> returned = method.getReturnType();
             if (REACTOR && Reactive.handles(returned)) {
                 return Reactive.limit(returned, () -> limiter.acquireAsync(partition, a.permits()), refusal, invocation);
@@ -241,17 +327,17 @@ final class RateLimitedPostProcessor extends AbstractBeanFactoryAwareAdvisingPos
                     invocation.getArguments(), NAMES);
             context.setBeanResolver(new BeanFactoryResolver(beanFactory));
             Object value = expression(method, a.key()).getValue(context);
-            if (value == null) {
-                throw new IllegalArgumentException("@RateLimited key \"" + a.key() + "\" of " + method.getName()
-                        + " gave null; expected a value that tells who is limited");
-            }
-            return value.toString();
+            return value == null ? null : value.toString();
         }
     }
 
     /** Reactor types, only touched when Reactor is on the classpath. */
     private static final class Reactive {
         private Reactive() {}
+
+        static Object error(Class<?> returned, RuntimeException e) {
+            return Mono.class.isAssignableFrom(returned) ? Mono.error(e) : Flux.error(e);
+        }
 
         static boolean handles(Class<?> returned) {
             return Mono.class.isAssignableFrom(returned) || Flux.class.isAssignableFrom(returned);

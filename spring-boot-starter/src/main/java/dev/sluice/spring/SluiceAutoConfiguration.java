@@ -2,40 +2,27 @@ package dev.sluice.spring;
 
 import dev.sluice.limiter.DecisionListener;
 import dev.sluice.limiter.RateLimiters;
-import dev.sluice.limiter.micrometer.SluiceMetrics;
 import dev.sluice.servlet.HttpRateLimiter;
 import dev.sluice.servlet.RateLimitFilterConfig;
-import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
-import org.springframework.context.annotation.Import;
 
 /**
- * Wires Sluice from {@code sluice.*} properties: the policies and routes ({@link RateLimitFilterConfig},
- * validated at start-up), the store ({@link RateLimiters}: a Hazelcast instance of the context, else a
- * JCache {@code CacheManager}, else in-process with a warning; an application's own bean wins), the
- * {@link HttpRateLimiter} that the servlet and WebFlux filters, {@link RateLimited} methods, the Actuator
- * endpoint and the health indicator share, and Micrometer metrics when there is a {@link MeterRegistry}.
+ * The core of Sluice from {@code sluice.*} properties, in any application (web or not): the policies and routes
+ * ({@link RateLimitFilterConfig}, validated at start-up) and the {@link HttpRateLimiter} that the servlet and
+ * WebFlux filters, {@link RateLimited} methods, the Actuator endpoint and the health indicator share. Every
+ * other concern is an auto-configuration of its own, each excludable with {@code spring.autoconfigure.exclude}:
+ * the store ({@link SluiceBackendAutoConfiguration}), the filters ({@link SluiceWebMvcAutoConfiguration},
+ * {@link SluiceWebFluxAutoConfiguration}), {@link SluiceRateLimitedAutoConfiguration},
+ * {@link SluiceMetricsAutoConfiguration} and {@link SluiceActuatorAutoConfiguration}.
  */
-@AutoConfiguration(afterName = {
-        "org.springframework.boot.hazelcast.autoconfigure.HazelcastAutoConfiguration",
-        "org.springframework.boot.cache.autoconfigure.CacheAutoConfiguration",
-        "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
-        "org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration"})
+@AutoConfiguration(after = SluiceBackendAutoConfiguration.class)
 @ConditionalOnProperty(prefix = "sluice", name = "enabled", havingValue = "true", matchIfMissing = true)
 @EnableConfigurationProperties(SluiceProperties.class)
-// Backends in order of preference; each registers only if no RateLimiters exists yet. They are imports, not
-// nested classes, because nested classes would be registered before the imports.
-@Import({SluiceHazelcastConfiguration.class, SluiceJCacheConfiguration.class,
-        SluiceInProcessConfiguration.class, SluiceWebConfiguration.class,
-        SluiceActuatorConfiguration.class})
 public class SluiceAutoConfiguration {
     /**
      * The policies and routes of {@code sluice.*}, with every {@link DecisionListener} bean (such as the
@@ -74,29 +61,6 @@ public class SluiceAutoConfiguration {
             store = new PrefilteredRateLimiters(limiters, mode);
         }
         return new HttpRateLimiter(store, config);
-    }
-
-    /** Micrometer's binder, on the application's registry. */
-    @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass(MeterRegistry.class)
-    static class Metrics {
-        @Bean
-        @ConditionalOnBean(MeterRegistry.class)
-        @ConditionalOnMissingBean
-        SluiceMetrics sluiceMetrics(MeterRegistry registry) {
-            BuiltWith.check("micrometer", MeterRegistry.class.getPackage().getImplementationVersion());
-            return new SluiceMetrics(registry);
-        }
-
-        /**
-         * The store's meters ({@code sluice.store.*}: keys, bound, evictions, capacity refusals, overflow decisions),
-         * bound once every bean exists: the store's limiters hear the binder as a listener, so it cannot wait for them.
-         */
-        @Bean
-        static org.springframework.beans.factory.SmartInitializingSingleton sluiceStoreMeters(
-                ObjectProvider<SluiceMetrics> metrics, ObjectProvider<RateLimiters> limiters) {
-            return () -> metrics.ifAvailable(m -> limiters.ifUnique(m::bindStore));
-        }
     }
 
     /** Whether local-prefilter (and so Caffeine) is on the classpath. */

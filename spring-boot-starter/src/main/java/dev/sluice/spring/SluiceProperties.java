@@ -132,23 +132,23 @@ public class SluiceProperties {
         private String algorithm;
         /** The limit: permits per window, bucket size, permits per GCRA period, concurrent permits (1 to 1,000,000,000). */
         private String permitLimit;
-        /** ISO-8601 duration such as PT1M: the window (window algorithms), the period (gcra). */
+        /** Duration such as 1m or PT1M: the window (window algorithms), the period (gcra). */
         private String window;
         /** Segments per window (sliding-window), 1 to 1,000. */
         private String segments;
         /** Tokens added per replenishment period (token-bucket). */
         private String tokensPerPeriod;
-        /** ISO-8601 duration between refills (token-bucket). */
+        /** Duration between refills, such as 10s or PT10S (token-bucket). */
         private String replenishmentPeriod;
         /** Permits that may be taken at once (gcra). */
         private String burst;
-        /** ISO-8601 duration a concurrency lease lasts unless renewed (concurrency; default PT30S). */
+        /** Duration a concurrency lease lasts unless renewed, such as 30s or PT30S (concurrency; default 30s). */
         private String leaseDuration;
         /** Permits that may wait in the local queue (default 0: refuse at once); the WebFlux filter and acquireAsync wait, the servlet filter never does. */
         private String queueLimit;
         /** What happens when the store cannot decide in time: allow (default at the edge), deny or throw (503). */
         private String failureMode;
-        /** ISO-8601 duration: the longest a request waits for the store (default PT1S). */
+        /** Duration such as 500ms or PT0.5S: the longest a request waits for the store (default 1s). */
         private String decisionTimeout;
         /** Retries of a retryable store failure within the decision timeout (0 to 10, default 2). */
         private String maxRetries;

@@ -73,11 +73,25 @@ public final class SluiceWebFilter implements WebFilter, Ordered {
 
     @Override
     public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
+        return view(exchange).flatMap(view -> decided(rateLimiter.decideAsync(view)))
+                .flatMap(decision -> answer(decision, exchange, chain));
+    }
+
+    /**
+     * Decides {@code policies} for the exchange whatever {@code sluice.routes} say (for a server that routes
+     * itself, such as a gateway) and answers as {@link #filter(ServerWebExchange, WebFilterChain)} does.
+     */
+    public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain, List<String> policies) {
+        return view(exchange).flatMap(view -> decided(rateLimiter.decideAsync(view, policies)))
+                .flatMap(decision -> answer(decision, exchange, chain));
+    }
+
+    /** The exchange as the rate limiter reads it: the socket peer and headers the server received, the principal. */
+    public Mono<HttpRequestView> view(ServerWebExchange exchange) {
         Mono<MultiValueMap<String, String>> form = rateLimiter.config().overridesMatter()
                 && isFormPost(exchange.getRequest()) ? exchange.getFormData() : Mono.just(EMPTY_FORM);
         return form.zipWith(exchange.getPrincipal().map(Optional::of).defaultIfEmpty(Optional.empty()))
-                .flatMap(t -> decided(rateLimiter.decideAsync(new View(exchange, t.getT2().orElse(null), t.getT1()))))
-                .flatMap(decision -> answer(decision, exchange, chain));
+                .map(t -> new View(exchange, t.getT2().orElse(null), t.getT1()));
     }
 
     private static final MultiValueMap<String, String> EMPTY_FORM = new LinkedMultiValueMap<>(0);

@@ -28,10 +28,11 @@ import org.springframework.context.annotation.Configuration;
 @ExtendWith(OutputCaptureExtension.class)
 class BackendSelectionTest {
     private static final String[] POLICY = {"sluice.policies.p.algorithm=fixed-window", "sluice.policies.p.permit-limit=2",
-        "sluice.policies.p.window=PT1H"};
+        "sluice.policies.p.window=PT1H", "management.endpoints.web.exposure.include=ratelimits"};
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(HazelcastAutoConfiguration.class, SluiceAutoConfiguration.class))
+            .withConfiguration(AutoConfigurations.of(HazelcastAutoConfiguration.class))
+            .withConfiguration(AutoConfigurations.of(Sluice.AUTO_CONFIGURATIONS))
             .withPropertyValues(POLICY);
 
     /** Hides Hazelcast from the conditions (the test classpath also has a hazelcast.yaml Boot would start). */

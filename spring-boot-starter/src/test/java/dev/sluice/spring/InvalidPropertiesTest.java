@@ -33,14 +33,14 @@ class InvalidPropertiesTest {
             "sluice.routes.r.policy=p");
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(SluiceAutoConfiguration.class));
+            .withConfiguration(AutoConfigurations.of(Sluice.AUTO_CONFIGURATIONS));
 
     static Stream<String> invalid() {
         return Stream.of(
                 "sluice.policies.p.permit-limit=0",
                 "sluice.policies.p.permit-limit=ten",
                 "sluice.policies.p.algorithm=leaky-bucket",
-                "sluice.policies.p.window=1m",
+                "sluice.policies.p.window=1min",
                 "sluice.policies.p.window=-PT1M",
                 "sluice.policies.p.segments=6",
                 "sluice.policies.p.failure-mode=open",

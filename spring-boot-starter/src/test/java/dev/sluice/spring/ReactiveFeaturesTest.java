@@ -98,7 +98,12 @@ class ReactiveFeaturesTest {
         for (int i = 0; i < 3; i++) {
             assertThat(quota.take(() -> "carl").block()).isEqualTo("quota for carl");
         }
-        assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> quota.take(() -> "carl").block()))
-                .isInstanceOf(RateLimitExceededException.class);
+        Throwable refused = org.assertj.core.api.Assertions.catchThrowable(() -> quota.take(() -> "carl").block());
+        assertThat(refused).isInstanceOf(RateLimitExceededException.class)
+                .isInstanceOf(org.springframework.web.ErrorResponse.class); // spring-web is here
+        org.springframework.web.ErrorResponse response = (org.springframework.web.ErrorResponse) refused;
+        assertThat(response.getStatusCode().value()).isEqualTo(429);
+        assertThat(response.getHeaders().getFirst("Retry-After")).isNotNull();
+        assertThat(response.getBody().getProperties()).containsEntry("violated-policies", java.util.List.of("reports"));
     }
 }

@@ -62,5 +62,23 @@ final class ReadmeSnippetsTest {
         assertTrue(text.contains("<version>" + version.group(1) + "</version>"), "the BOM's version in the README");
         assertTrue(text.contains("sluice-member-" + version.group(1) + ".jar"), "the member jar's name in the README");
         assertFalse(text.contains("limiter-api.jar:"), "no hand-made class path for the member any more");
+        // The examples are copied out of the reactor: the versions they name must be the build's.
+        for (String example : List.of("boot-mvc", "boot-webflux", "worker")) {
+            String examplePom = Files.readString(Path.of("..", "examples", example, "pom.xml"));
+            for (String[] pin : new String[][] {{"sluice.version", version.group(1)},
+                    {"hazelcast.version", pinned(pom, "hazelcast.version")},
+                    {"micrometer.version", pinned(pom, "micrometer.version")}}) {
+                assertTrue(examplePom.contains("<" + pin[0] + ">" + pin[1] + "</" + pin[0] + ">"),
+                        "examples/" + example + "/pom.xml: " + pin[0] + " " + pin[1]);
+            }
+            assertTrue(examplePom.contains("<version>" + pinned(pom, "spring-boot.version") + "</version>"),
+                    "examples/" + example + "/pom.xml: Spring Boot's version");
+        }
+    }
+
+    private static String pinned(String pom, String property) {
+        Matcher m = Pattern.compile("<" + Pattern.quote(property) + ">([^<]+)</").matcher(pom);
+        assertTrue(m.find(), property + " is not pinned in pom.xml");
+        return m.group(1);
     }
 }

@@ -2,7 +2,7 @@ package dev.sluice.spring;
 
 import dev.sluice.servlet.HttpRateLimiter;
 import dev.sluice.servlet.RateLimitFilter;
-import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
@@ -11,25 +11,18 @@ import org.springframework.boot.web.server.WebServerFactoryCustomizer;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.context.annotation.Role;
 import org.springframework.core.Ordered;
 
-/** The HTTP filters, {@link RateLimited} methods and the answer to their refusals. */
-@Configuration(proxyBeanMethods = false)
-class SluiceWebConfiguration {
-
-    /** Proxies beans with {@link RateLimited} methods. */
-    @Bean
-    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-    static RateLimitedPostProcessor sluiceRateLimitedPostProcessor() {
-        return new RateLimitedPostProcessor();
-    }
+/** The servlet filter of {@code sluice.routes}, in a servlet web application; off with {@code sluice.filter.enabled=false}. */
+@AutoConfiguration(after = SluiceAutoConfiguration.class)
+@ConditionalOnProperty(prefix = "sluice", name = "enabled", havingValue = "true", matchIfMissing = true)
+@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+@ConditionalOnProperty(prefix = "sluice.filter", name = "enabled", havingValue = "true", matchIfMissing = true)
+public class SluiceWebMvcAutoConfiguration {
 
     /** The servlet filter, on the URL patterns of {@code sluice.filter.url-patterns}. */
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
     @ConditionalOnClass({jakarta.servlet.Filter.class, FilterRegistrationBean.class})
-    @ConditionalOnProperty(prefix = "sluice.filter", name = "enabled", havingValue = "true", matchIfMissing = true)
     static class Servlet {
         @Bean
         @ConditionalOnMissingBean(name = "sluiceRateLimitFilter")
@@ -49,10 +42,8 @@ class SluiceWebConfiguration {
      * {@code RemoteIpValve} rewrites them (see {@link SluicePeerValve}); first among the engine valves.
      */
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
     @ConditionalOnClass(name = {"org.apache.catalina.valves.ValveBase",
             "org.springframework.boot.tomcat.ConfigurableTomcatWebServerFactory"})
-    @ConditionalOnProperty(prefix = "sluice.filter", name = "enabled", havingValue = "true", matchIfMissing = true)
     static class Tomcat {
         @Bean
         static WebServerFactoryCustomizer<org.springframework.boot.tomcat.ConfigurableTomcatWebServerFactory>
@@ -72,31 +63,6 @@ class SluiceWebConfiguration {
         @Override
         public int getOrder() {
             return Ordered.HIGHEST_PRECEDENCE;
-        }
-    }
-
-    /** The WebFlux filter. */
-    @Configuration(proxyBeanMethods = false)
-    @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
-    @ConditionalOnClass(name = {"org.springframework.web.server.WebFilter", "reactor.core.publisher.Mono"})
-    @ConditionalOnProperty(prefix = "sluice.filter", name = "enabled", havingValue = "true", matchIfMissing = true)
-    static class Reactive {
-        @Bean
-        @ConditionalOnMissingBean
-        SluiceWebFilter sluiceWebFilter(HttpRateLimiter rateLimiter, SluiceProperties properties) {
-            return new SluiceWebFilter(rateLimiter, properties.getFilter().getOrder());
-        }
-    }
-
-    /** Answers refusals of {@link RateLimited} methods in MVC and WebFlux controllers. */
-    @Configuration(proxyBeanMethods = false)
-    @ConditionalOnWebApplication
-    @ConditionalOnClass(name = "org.springframework.web.ErrorResponseException")
-    static class Refusals {
-        @Bean
-        @ConditionalOnMissingBean
-        RateLimitExceptionHandler sluiceRateLimitExceptionHandler() {
-            return new RateLimitExceptionHandler();
         }
     }
 }
