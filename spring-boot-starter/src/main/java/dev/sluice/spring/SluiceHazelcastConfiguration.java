@@ -4,7 +4,6 @@ import com.hazelcast.client.config.ClientConfig;
 import com.hazelcast.cluster.Member;
 import com.hazelcast.config.Config;
 import com.hazelcast.core.HazelcastInstance;
-import com.hazelcast.instance.BuildInfoProvider;
 import dev.sluice.hazelcast.HazelcastRateLimiters;
 import dev.sluice.hazelcast.SluiceHazelcast;
 import dev.sluice.limiter.RateLimiters;
@@ -40,7 +39,6 @@ class SluiceHazelcastConfiguration {
     @ConditionalOnMissingBean(RateLimiters.class)
     @ConditionalOnSingleCandidate(HazelcastInstance.class)
     SluiceRateLimiters sluiceRateLimiters(HazelcastInstance hazelcast, SluiceProperties properties) {
-        BuiltWith.check("hazelcast", BuildInfoProvider.getBuildInfo().getVersion());
         String backend = hazelcast.getLocalEndpoint() instanceof Member ? SluiceRateLimiters.HAZELCAST_MEMBER
                 : SluiceRateLimiters.HAZELCAST_CLIENT;
         return new SluiceRateLimiters(HazelcastRateLimiters.create(hazelcast, properties.getHazelcast().getMapName(),
