@@ -153,7 +153,7 @@ public final class HttpRateLimiter implements AutoCloseable {
             }
             applied.add(new RateLimitFilterConfig.Applied(p, 1));
         }
-        return decidePolicies(request, applied, HttpRateLimiter::acquireAsync).thenCompose(this::answer);
+        return decide(request, applied, HttpRateLimiter::acquireAsync);
     }
 
     /**
@@ -172,6 +172,12 @@ public final class HttpRateLimiter implements AutoCloseable {
         if (applied.isEmpty()) {
             return CompletableFuture.completedFuture(HttpDecision.NOT_LIMITED);
         }
+        return decide(request, applied, acquisition);
+    }
+
+    /** Decides {@code applied} for {@code request}: the answer, or 400 for an identity that cannot be a key. */
+    private CompletableFuture<HttpDecision> decide(HttpRequestView request, List<RateLimitFilterConfig.Applied> applied,
+            Acquisition acquisition) {
         List<Decision> decisions = new ArrayList<>(applied.size());
         return decidePolicies(request, applied, acquisition, decisions).handle((d, failure) -> failure)
                 .thenCompose(failure -> {
