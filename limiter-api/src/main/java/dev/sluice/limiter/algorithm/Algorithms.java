@@ -197,10 +197,7 @@ public final class Algorithms {
      * @throws IllegalArgumentException naming the value and the bound
      */
     public static void checkPermits(LimitSpec spec, long permits) {
-        if (permits < 0 || permits > spec.limit()) {
-            throw new IllegalArgumentException("permits must be between 0 and " + spec.limit() + " (the limit of this "
-                    + spec.algorithm() + " limiter), was " + permits);
-        }
+        spec.checkPermits(permits, null);
     }
 
     /** The algorithm id a spec writes into its state's header. */

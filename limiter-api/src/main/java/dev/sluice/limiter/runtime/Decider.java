@@ -11,7 +11,6 @@ import dev.sluice.limiter.IllegalParameterException;
 import dev.sluice.limiter.LimiterOptions;
 import dev.sluice.limiter.Ticker;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
@@ -85,12 +84,10 @@ final class Decider {
             Throwable failure;
             try {
                 return store.execute(request, left);
-            } catch (ExecutionException e) {
-                failure = e.getCause() == null ? e : e.getCause();
             } catch (TimeoutException | InterruptedException e) {
                 throw e;
-            } catch (RuntimeException e) {
-                failure = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+            } catch (ExecutionException | RuntimeException e) {
+                failure = Waits.unwrap(e);
             }
             if (!replaced && replacesForeign(request, options, failure)) {
                 replaced = true; // once: a replica of the old spec may write its state again meanwhile
@@ -210,7 +207,7 @@ final class Decider {
                 }
                 return;
             }
-            Throwable failure = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+            Throwable failure = Waits.unwrap(error);
             if (!decision.replaced && replacesForeign(decision.request, options, failure)) {
                 decision.replaced = true;
                 CompletableFuture<Verdict> replace;

@@ -14,6 +14,7 @@ import dev.sluice.limiter.LimitSpec;
 import dev.sluice.limiter.LimiterOptions;
 import dev.sluice.limiter.LimiterStatistics;
 import dev.sluice.limiter.RateLimiter;
+import dev.sluice.limiter.Ticker;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.Set;
@@ -88,10 +89,7 @@ final class DefaultRateLimiter implements RateLimiter {
     }
 
     private void checkPermits(long permits) {
-        if (permits < 0 || permits > spec.limit()) {
-            throw new IllegalArgumentException("permits must be between 0 and " + spec.limit() + " (the limit of '"
-                    + name + "'), was " + permits);
-        }
+        spec.checkPermits(permits, name);
     }
 
     // ---- one decision ----
@@ -298,7 +296,7 @@ final class DefaultRateLimiter implements RateLimiter {
         if (maxWait == null || maxWait.isZero() || maxWait.isNegative()) {
             return tryAcquire(permits);
         }
-        long waitNanos = Waits.toNanosSaturated(maxWait); // before anything is queued: it cannot fail afterwards
+        long waitNanos = Ticker.toNanosSaturated(maxWait); // before anything is queued: it cannot fail afterwards
         long start = decider.ticker.read();
         return Waits.await(acquireAsync(permits), waitNanos, () -> record(closedRefusal(), start), name);
     }
