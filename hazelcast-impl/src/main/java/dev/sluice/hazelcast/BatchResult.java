@@ -57,7 +57,7 @@ final class BatchResult extends WireObject implements StepRunner.Results {
      * {@link IllegalArgumentException} or {@link IllegalStateException}, as the runtime's usage errors are.
      */
     static boolean isUsageError(Throwable e) {
-        return e.getClass() == IllegalArgumentException.class || e.getClass() == IllegalStateException.class;
+        return StepRunner.isUsageError(e);
     }
 
     /** What a processor answers inside its result rather than throwing: a usage error or a capacity refusal. */

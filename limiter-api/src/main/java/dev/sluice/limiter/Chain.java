@@ -9,7 +9,6 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 
 /**
  * Limits on different keys taken in order, all or nothing ({@link RateLimiters#chain}): each link is asked
@@ -31,11 +30,14 @@ final class Chain {
     }
 
     private final String name;
+    /** The end of a link's name in a message, once: a check runs on every request. */
+    private final String ofChain;
     private final LimiterStatistics.Recorder recorder = new LimiterStatistics.Recorder();
     private volatile boolean closed;
 
     Chain(List<String> names) {
         this.name = "chain(" + String.join(", ", names) + ")";
+        this.ofChain = "' of " + name;
     }
 
     /** The links in order, checked: at least two, none null. */
@@ -65,10 +67,7 @@ final class Chain {
 
     private void checkPermits(List<Link> links, long permits) {
         for (Link link : links) {
-            if (permits < 0 || permits > link.limit()) {
-                throw new IllegalArgumentException("permits must be between 0 and " + link.limit()
-                        + " (the limit of link '" + link.name() + "' of " + name + "), was " + permits);
-            }
+            Checks.checkPermits(permits, link.limit(), "link '", link.name(), ofChain);
         }
     }
 
@@ -195,7 +194,7 @@ final class Chain {
 
         private void answered(int index, Lease lease, Throwable failure) {
             if (failure != null) {
-                fail(failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure);
+                fail(Waits.unwrap(failure));
                 return;
             }
             boolean late;
@@ -252,7 +251,7 @@ final class Chain {
         if (maxWait == null || maxWait.isZero() || maxWait.isNegative()) {
             return tryAcquire(links, permits);
         }
-        return Waits.await(acquireAsync(links, permits), Waits.toNanosSaturated(maxWait),
+        return Waits.await(acquireAsync(links, permits), Ticker.toNanosSaturated(maxWait),
                 () -> record(closedRefusal(links)), name);
     }
 

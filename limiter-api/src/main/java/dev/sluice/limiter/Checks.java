@@ -14,6 +14,18 @@ final class Checks {
         return value;
     }
 
+    /**
+     * The permits one request asks for: between 0 (a probe) and {@code limit}. The message names whose limit it
+     * is as {@code before + name + after}, put together only when the check fails (it runs on every request).
+     */
+    static long checkPermits(long permits, long limit, String before, String name, String after) {
+        if (permits < 0 || permits > limit) {
+            throw new IllegalArgumentException("permits must be between 0 and " + limit + " (the limit of " + before
+                    + name + after + "), was " + permits);
+        }
+        return permits;
+    }
+
     static void checkProduct(String aName, long a, String bName, long b, long max) {
         checkProduct(aName, aName, a, bName, b, max);
     }

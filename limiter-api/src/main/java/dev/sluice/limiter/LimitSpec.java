@@ -67,6 +67,19 @@ public sealed interface LimitSpec {
     /** The algorithm's stable, short name, e.g. {@code "token-bucket"}. */
     String algorithm();
 
+    /**
+     * Checks the permits one request asks for: between 0 (a probe, which consumes nothing) and
+     * {@link #limit()}.
+     *
+     * @param limiter the name of the limiter asked, for the message; {@code null} for one known only by this spec
+     * @return {@code permits}
+     * @throws IllegalArgumentException naming the value, the bound and whose bound it is
+     */
+    default long checkPermits(long permits, String limiter) {
+        return limiter == null ? Checks.checkPermits(permits, limit(), "this ", algorithm(), " limiter")
+                : Checks.checkPermits(permits, limit(), "'", limiter, "'");
+    }
+
     /** Fixed windows aligned to the epoch, each admitting up to {@code permitLimit}. */
     static FixedWindow fixedWindow(long permitLimit, Duration window) {
         return new FixedWindow(permitLimit, toMillis("window", window, 1, MAX_DURATION.toMillis()));

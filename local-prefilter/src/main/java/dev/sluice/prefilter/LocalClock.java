@@ -27,10 +27,6 @@ final class LocalClock {
 
     /** {@code d} in nanoseconds, saturated far below overflow so that sums of a few stay exact. */
     static long toNanos(Duration d) {
-        try {
-            return d.toNanos();
-        } catch (ArithmeticException e) {
-            return Long.MAX_VALUE / 4;
-        }
+        return Ticker.toNanosSaturated(d);
     }
 }

@@ -114,9 +114,6 @@ abstract class PrefilteredLimiter<P> {
     }
 
     private void checkPermits(long permits) {
-        if (permits < 0 || permits > spec.limit()) {
-            throw new IllegalArgumentException("permits must be between 0 and " + spec.limit() + " (the limit of '"
-                    + name + "'), was " + permits);
-        }
+        spec.checkPermits(permits, name);
     }
 }

@@ -70,7 +70,8 @@ public final class Algorithms {
         long[] core = RefundMemory.core(state, remembered);
         if (op == Op.REPLACE_FOREIGN) {
             boolean foreign = state != null && !isReadable(spec, core);
-            return new Verdict(foreign, 0, spec.limit(), Verdict.NO_RETRY, 0, 0, 0, foreign ? null : state);
+            return foreign ? Verdict.granted(0, spec.limit(), 0, 0, 0, null)
+                    : Verdict.refused(0, spec.limit(), Verdict.NO_RETRY, 0, 0, state);
         }
         long refundId = 0;
         if (op == Op.REFUND && permits > RefundMemory.PERMITS_MASK) {
@@ -84,13 +85,12 @@ public final class Algorithms {
         long[] memory = RefundMemory.live(RefundMemory.entries(state, remembered), nowMillis);
         if (refundId != 0 && RefundMemory.contains(memory, refundId)) {
             // Run again (an at-least-once re-run): it was applied and gave back; nothing changes this time.
-            return new Verdict(true, 0, spec.limit(), Verdict.NO_RETRY, 0, 0, 0, state);
+            return Verdict.granted(0, spec.limit(), 0, 0, 0, state);
         }
         Verdict v = decide(spec, core, nowMillis, op, permits, leaseId);
         boolean remember = refundId != 0 && v.granted();
         if (!v.stateChanged(core) && !remember) {
-            return v.state() == state ? v : new Verdict(v.granted(), v.remaining(), v.limit(), v.retryAfterMillis(),
-                    v.resetAfterMillis(), v.token(), v.ttlMillis(), state); // a memory expiring writes nothing
+            return v.state() == state ? v : v.withState(state, v.ttlMillis()); // a memory expiring writes nothing
         }
         long now = Math.max(nowMillis, core == null ? nowMillis : core[LAST_NOW]);
         if (remember) {
@@ -106,8 +106,7 @@ public final class Algorithms {
             next[EXPIRES_AT] = now;
         }
         long ttl = Math.max(v.state() == null ? 0 : v.ttlMillis(), RefundMemory.keptUntil(memory) - now);
-        return new Verdict(v.granted(), v.remaining(), v.limit(), v.retryAfterMillis(), v.resetAfterMillis(), v.token(),
-                ttl, RefundMemory.attach(next, memory));
+        return v.withState(RefundMemory.attach(next, memory), ttl);
     }
 
     /** {@link #step} on state without a refund memory. */
@@ -155,8 +154,7 @@ public final class Algorithms {
         // treated as absent, or an old layout read as the new one, and left unchanged must still not be
         // rewritten.
         if (v.state() == current && current != state) {
-            return new Verdict(v.granted(), v.remaining(), v.limit(), v.retryAfterMillis(), v.resetAfterMillis(),
-                    v.token(), v.ttlMillis(), state);
+            return v.withState(state, v.ttlMillis());
         }
         return v;
     }
@@ -169,11 +167,11 @@ public final class Algorithms {
     private static Verdict refund(LimitSpec spec, long[] stored, long[] current, long now, long permits, long at) {
         long[] updated = current == null || permits == 0 ? current : refunded(spec, current, now, permits, at);
         if (updated == current) {
-            return new Verdict(false, 0, spec.limit(), Verdict.NO_RETRY, 0, 0, 0, stored);
+            return Verdict.refused(0, spec.limit(), Verdict.NO_RETRY, 0, 0, stored);
         }
         long ttl = updated == null ? 0 : updated[EXPIRES_AT] - now;
         // Given back to where no state is needed (a full bucket): the entry goes.
-        return new Verdict(true, 0, spec.limit(), Verdict.NO_RETRY, ttl, 0, ttl, ttl > 0 ? updated : null);
+        return Verdict.granted(0, spec.limit(), ttl, 0, ttl, ttl > 0 ? updated : null);
     }
 
     static long[] refunded(LimitSpec spec, long[] state, long now, long permits, long at) {
@@ -197,10 +195,7 @@ public final class Algorithms {
      * @throws IllegalArgumentException naming the value and the bound
      */
     public static void checkPermits(LimitSpec spec, long permits) {
-        if (permits < 0 || permits > spec.limit()) {
-            throw new IllegalArgumentException("permits must be between 0 and " + spec.limit() + " (the limit of this "
-                    + spec.algorithm() + " limiter), was " + permits);
-        }
+        spec.checkPermits(permits, null);
     }
 
     /** The algorithm id a spec writes into its state's header. */

@@ -44,8 +44,8 @@ final class CompositeStep {
         if (!all || permits == 0) {
             long[] kept = kept(spec, state, parts, now);
             long keptTtl = kept == state ? resetAfter : kept[EXPIRES_AT] - now;
-            return new Verdict(all, remaining, spec.limit(), all ? Verdict.NO_RETRY : retryAfter, resetAfter, 0,
-                    keptTtl, kept);
+            return all ? Verdict.granted(remaining, spec.limit(), resetAfter, 0, keptTtl, kept)
+                    : Verdict.refused(remaining, spec.limit(), retryAfter, resetAfter, keptTtl, kept);
         }
         long ttl = 0;
         long[][] next = new long[n][];
@@ -57,7 +57,7 @@ final class CompositeStep {
             }
         }
         long[] updated = join(header(ALL_OF, n), now, now + ttl, next);
-        return new Verdict(true, remaining, spec.limit(), Verdict.NO_RETRY, resetAfter, now, ttl, updated);
+        return Verdict.granted(remaining, spec.limit(), resetAfter, now, ttl, updated);
     }
 
     /**

@@ -95,16 +95,15 @@ final class ConcurrencyStep {
         switch (op) {
             case ACQUIRE: {
                 if (retried >= 0) { // this very request was granted before; its answer was lost
-                    return new Verdict(true, Math.max(0, limit - held), limit, Verdict.NO_RETRY, resetAfter,
-                            state[retried], resetAfter, state);
+                    return Verdict.lease(true, Math.max(0, limit - held), limit, resetAfter, state[retried], resetAfter,
+                            state);
                 }
                 long asked = Math.max(permits, 1);
                 if (held + asked > limit) {
-                    return new Verdict(false, Math.max(0, limit - held), limit, Verdict.NO_RETRY, resetAfter, 0,
-                            resetAfter, state);
+                    return Verdict.lease(false, Math.max(0, limit - held), limit, resetAfter, 0, resetAfter, state);
                 }
                 if (permits == 0) {
-                    return new Verdict(true, limit - held, limit, Verdict.NO_RETRY, resetAfter, 0, resetAfter, state);
+                    return Verdict.lease(true, limit - held, limit, resetAfter, 0, resetAfter, state);
                 }
                 long token = Math.max(lastToken + 1, (now << TOKEN_TIME_SHIFT) | (leaseId & NONCE_MASK));
                 long expiry = now + spec.leaseDurationMillis();
@@ -118,8 +117,7 @@ final class ConcurrencyStep {
             }
             case RENEW: {
                 if (found < 0) {
-                    return new Verdict(false, Math.max(0, limit - held), limit, Verdict.NO_RETRY, resetAfter, 0,
-                            resetAfter, state);
+                    return Verdict.lease(false, Math.max(0, limit - held), limit, resetAfter, 0, resetAfter, state);
                 }
                 long[] updated = copyLive(state, now, liveLeases, 0, -1, lastToken);
                 for (int i = LEASES; i < updated.length; i += LEASE) {
@@ -131,8 +129,7 @@ final class ConcurrencyStep {
             }
             default: { // RELEASE
                 if (found < 0) {
-                    return new Verdict(false, Math.max(0, limit - held), limit, Verdict.NO_RETRY, resetAfter, 0,
-                            resetAfter, state);
+                    return Verdict.lease(false, Math.max(0, limit - held), limit, resetAfter, 0, resetAfter, state);
                 }
                 long released = state[found + 1];
                 long[] updated = copyLive(state, now, liveLeases, -1, leaseId, lastToken);
@@ -171,6 +168,6 @@ final class ConcurrencyStep {
         long ttl = Math.max(resetAfter, minTtl);
         updated[1] = now;
         updated[2] = now + ttl;
-        return new Verdict(granted, remaining, limit, Verdict.NO_RETRY, resetAfter, token, ttl, updated);
+        return Verdict.lease(granted, remaining, limit, resetAfter, token, ttl, updated);
     }
 }

@@ -33,15 +33,15 @@ final class FixedWindowStep {
         long keptTtl = kept == state ? resetAfter : untilEnd;
         if (permits == 0) {
             boolean available = count < limit;
-            return new Verdict(available, left, limit, available ? Verdict.NO_RETRY : untilEnd,
-                    resetAfter, 0, keptTtl, kept);
+            return available ? Verdict.granted(left, limit, resetAfter, 0, keptTtl, kept)
+                    : Verdict.refused(left, limit, untilEnd, resetAfter, keptTtl, kept);
         }
         if (count + permits > limit) {
-            return new Verdict(false, left, limit, untilEnd, resetAfter, 0, keptTtl, kept);
+            return Verdict.refused(left, limit, untilEnd, resetAfter, keptTtl, kept);
         }
         long next = count + permits;
         long[] updated = {header(FIXED_WINDOW, 0), now, end, start, next};
-        return new Verdict(true, limit - next, limit, Verdict.NO_RETRY, untilEnd, now, untilEnd, updated);
+        return Verdict.granted(limit - next, limit, untilEnd, now, untilEnd, updated);
     }
 
     /** The grant at {@code at} counts in its window, if that window is the stored one. */

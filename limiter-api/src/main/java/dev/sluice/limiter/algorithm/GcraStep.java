@@ -41,16 +41,14 @@ final class GcraStep {
         long nextAhead = (nextMillis - now) * rate + nextFraction;
         if (nextAhead <= tolerance) {
             if (permits == 0) {
-                return new Verdict(true, (tolerance - ahead) / period, spec.burst(), Verdict.NO_RETRY, resetAfter, 0,
-                        resetAfter, state);
+                return Verdict.granted((tolerance - ahead) / period, spec.burst(), resetAfter, 0, resetAfter, state);
             }
             long ttl = nextMillis - now + (nextFraction > 0 ? 1 : 0);
             long[] updated = {header(GCRA, 0), now, now + ttl, nextMillis, nextFraction};
-            return new Verdict(true, (tolerance - nextAhead) / period, spec.burst(), Verdict.NO_RETRY, ttl, now, ttl,
-                    updated);
+            return Verdict.granted((tolerance - nextAhead) / period, spec.burst(), ttl, now, ttl, updated);
         }
         long retryAfter = ceilDiv(nextAhead - tolerance, rate);
-        return new Verdict(false, Math.max(0, (tolerance - ahead) / period), spec.burst(), retryAfter, resetAfter, 0,
+        return Verdict.refused(Math.max(0, (tolerance - ahead) / period), spec.burst(), retryAfter, resetAfter,
                 resetAfter, state);
     }
 

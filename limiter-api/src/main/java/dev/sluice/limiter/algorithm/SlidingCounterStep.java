@@ -51,12 +51,12 @@ final class SlidingCounterStep {
         long keptTtl = kept == state ? resetAfter : start + 2 * window - now;
         if (estimate + asked <= limit) {
             if (permits == 0) {
-                return new Verdict(true, limit - estimate, limit, Verdict.NO_RETRY, resetAfter, 0, keptTtl, kept);
+                return Verdict.granted(limit - estimate, limit, resetAfter, 0, keptTtl, kept);
             }
             long expiresAt = start + 2 * window;
             long[] updated = {header(SLIDING_COUNTER, 0), now, expiresAt, start, previous, current + permits};
             long ttl = expiresAt - now;
-            return new Verdict(true, limit - estimate - permits, limit, Verdict.NO_RETRY, ttl, now, ttl, updated);
+            return Verdict.granted(limit - estimate - permits, limit, ttl, now, ttl, updated);
         }
         long retryAt;
         long room = limit - current - asked;
@@ -66,7 +66,7 @@ final class SlidingCounterStep {
             // In the next window the current count becomes the previous one, weighted down as time passes.
             retryAt = start + window + (current == 0 ? 0 : elapsedNeeded(current, limit - asked, window));
         }
-        return new Verdict(false, Math.max(0, limit - estimate), limit, retryAt - now, resetAfter, 0, keptTtl, kept);
+        return Verdict.refused(Math.max(0, limit - estimate), limit, retryAt - now, resetAfter, keptTtl, kept);
     }
 
     /** The grant at {@code at} counts in the stored current or previous window, whichever it fell in. */

@@ -36,7 +36,7 @@ final class SlidingLogStep {
         }
         if (permits == 0 ? live < limit : live + permits <= limit) {
             if (permits == 0) {
-                return new Verdict(true, limit - live, limit, Verdict.NO_RETRY, resetAfter, 0, resetAfter, kept);
+                return Verdict.granted(limit - live, limit, resetAfter, 0, resetAfter, kept);
             }
             long[] updated = new long[HEADER_WORDS + live + (int) permits];
             updated[0] = header(SLIDING_LOG, 0);
@@ -46,12 +46,12 @@ final class SlidingLogStep {
                 System.arraycopy(state, first, updated, HEADER_WORDS, live);
             }
             java.util.Arrays.fill(updated, HEADER_WORDS + live, updated.length, now);
-            return new Verdict(true, limit - live - permits, limit, Verdict.NO_RETRY, window, now, window, updated);
+            return Verdict.granted(limit - live - permits, limit, window, now, window, updated);
         }
         // The request fits once the oldest `needed` entries have left the window.
         long needed = live + Math.max(permits, 1) - limit;
         long retryAt = state[first + (int) needed - 1] + window;
-        return new Verdict(false, Math.max(0, limit - live), limit, retryAt - now, resetAfter, 0, resetAfter, kept);
+        return Verdict.refused(Math.max(0, limit - live), limit, retryAt - now, resetAfter, resetAfter, kept);
     }
 
     /**

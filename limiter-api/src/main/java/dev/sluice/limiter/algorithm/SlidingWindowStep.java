@@ -65,12 +65,12 @@ final class SlidingWindowStep {
         long keptTtl = kept == state ? resetAfter : expiresAt - now;
         if (permits == 0 ? total < limit : total + permits <= limit) {
             if (permits == 0) {
-                return new Verdict(true, limit - total, limit, Verdict.NO_RETRY, resetAfter, 0, keptTtl, kept);
+                return Verdict.granted(limit - total, limit, resetAfter, 0, keptTtl, kept);
             }
             long[] updated = ring(segments, now, expiresAt, current, counts);
             updated[RING + Math.floorMod(current, segments)] += permits;
             long ttl = expiresAt - now;
-            return new Verdict(true, limit - total - permits, limit, Verdict.NO_RETRY, ttl, now, ttl, updated);
+            return Verdict.granted(limit - total - permits, limit, ttl, now, ttl, updated);
         }
         long needed = total + Math.max(permits, 1) - limit;
         long freed = 0;
@@ -82,7 +82,7 @@ final class SlidingWindowStep {
                 break;
             }
         }
-        return new Verdict(false, Math.max(0, limit - total), limit, retryAt - now, resetAfter, 0, keptTtl, kept);
+        return Verdict.refused(Math.max(0, limit - total), limit, retryAt - now, resetAfter, keptTtl, kept);
     }
 
     private static long[] ring(int segments, long now, long expiresAt, long current, long[] counts) {

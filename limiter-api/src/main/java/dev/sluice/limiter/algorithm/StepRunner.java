@@ -21,6 +21,16 @@ public final class StepRunner {
                 RequestCodec.permitsAt(requests, offset), RequestCodec.leaseIdAt(requests, offset), state, nowMillis);
     }
 
+    /**
+     * A step's own rejection of its input (bad permits, another algorithm's state): exactly
+     * {@link IllegalArgumentException} or {@link IllegalStateException}, not their many subclasses that
+     * infrastructure throws for transient trouble (a client offline, an instance shutting down). Such a
+     * failure is the caller's to fix: no retry and no failure mode hides it.
+     */
+    public static boolean isUsageError(Throwable t) {
+        return t.getClass() == IllegalArgumentException.class || t.getClass() == IllegalStateException.class;
+    }
+
     /** Where {@link #runAll} hands each request's outcome. */
     public interface Results {
         void verdict(int index, Verdict verdict);

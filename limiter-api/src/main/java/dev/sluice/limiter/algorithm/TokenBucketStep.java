@@ -36,15 +36,15 @@ final class TokenBucketStep {
                 : new long[] {header(TOKEN_BUCKET, 0), now, now + resetAfter, tokens, lastRefill};
         if (tokens >= asked) {
             if (permits == 0) {
-                return new Verdict(true, tokens, capacity, Verdict.NO_RETRY, resetAfter, 0, resetAfter, kept);
+                return Verdict.granted(tokens, capacity, resetAfter, 0, resetAfter, kept);
             }
             long left = tokens - permits;
             long ttl = untilFull(left, capacity, perPeriod, period, lastRefill, now);
             long[] updated = {header(TOKEN_BUCKET, 0), now, now + ttl, left, lastRefill};
-            return new Verdict(true, left, capacity, Verdict.NO_RETRY, ttl, now, ttl, updated);
+            return Verdict.granted(left, capacity, ttl, now, ttl, updated);
         }
         long retryAt = lastRefill + ceilDiv(asked - tokens, perPeriod) * period;
-        return new Verdict(false, Math.max(0, tokens), capacity, retryAt - now, resetAfter, 0, resetAfter, kept);
+        return Verdict.refused(Math.max(0, tokens), capacity, retryAt - now, resetAfter, resetAfter, kept);
     }
 
     /**

@@ -24,7 +24,7 @@ public final class Verdict {
     private final long ttlMillis;
     private final long[] state;
 
-    public Verdict(boolean granted, long remaining, long limit, long retryAfterMillis, long resetAfterMillis,
+    private Verdict(boolean granted, long remaining, long limit, long retryAfterMillis, long resetAfterMillis,
             long token, long ttlMillis, long[] state) {
         this.granted = granted;
         this.remaining = remaining;
@@ -36,7 +36,45 @@ public final class Verdict {
         this.state = state;
     }
 
-    /** A verdict as received by a caller, without state. */
+    /**
+     * A step's grant of a rate limit (or a probe's "available"): no retry time.
+     *
+     * @param grantedAtMillis the decision's time on the deciding node's clock when the grant consumed permits
+     *     (what {@link Op#REFUND} needs), else 0; read back as {@link #token()}
+     * @param ttlMillis how long {@code state} still matters
+     * @param state the state to store; see the class comment
+     */
+    public static Verdict granted(long remaining, long limit, long resetAfterMillis, long grantedAtMillis,
+            long ttlMillis, long[] state) {
+        return new Verdict(true, remaining, limit, NO_RETRY, resetAfterMillis, grantedAtMillis, ttlMillis, state);
+    }
+
+    /**
+     * A step's refusal: nothing consumed, no token.
+     *
+     * @param retryAfterMillis when the same request could succeed if no one else asked, or {@link #NO_RETRY}
+     */
+    public static Verdict refused(long remaining, long limit, long retryAfterMillis, long resetAfterMillis,
+            long ttlMillis, long[] state) {
+        return new Verdict(false, remaining, limit, retryAfterMillis, resetAfterMillis, 0, ttlMillis, state);
+    }
+
+    /**
+     * A concurrency step's decision: never a retry time (a lease frees when its holder releases it).
+     *
+     * @param leaseToken for a granted lease, its lease id and fencing token; else 0; read back as {@link #token()}
+     */
+    public static Verdict lease(boolean granted, long remaining, long limit, long resetAfterMillis, long leaseToken,
+            long ttlMillis, long[] state) {
+        return new Verdict(granted, remaining, limit, NO_RETRY, resetAfterMillis, leaseToken, ttlMillis, state);
+    }
+
+    /** The same decision with another state to store, for {@code ttlMillis}. */
+    public Verdict withState(long[] state, long ttlMillis) {
+        return new Verdict(granted, remaining, limit, retryAfterMillis, resetAfterMillis, token, ttlMillis, state);
+    }
+
+    /** A verdict as received by a caller, without state: the decision's words ({@link #toWords()}) in order. */
     public static Verdict of(boolean granted, long remaining, long limit, long retryAfterMillis,
             long resetAfterMillis, long token) {
         return new Verdict(granted, remaining, limit, retryAfterMillis, resetAfterMillis, token, 0, null);

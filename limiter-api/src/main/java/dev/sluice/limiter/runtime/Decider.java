@@ -1,7 +1,7 @@
 package dev.sluice.limiter.runtime;
 
 import dev.sluice.limiter.algorithm.Op;
-
+import dev.sluice.limiter.algorithm.StepRunner;
 import dev.sluice.limiter.algorithm.Verdict;
 import dev.sluice.limiter.spi.DecisionStore;
 import dev.sluice.limiter.spi.StepRequest;
@@ -11,7 +11,6 @@ import dev.sluice.limiter.IllegalParameterException;
 import dev.sluice.limiter.LimiterOptions;
 import dev.sluice.limiter.Ticker;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
@@ -51,13 +50,11 @@ final class Decider {
     }
 
     /**
-     * A step's own rejection of its input: exactly {@link IllegalArgumentException} or
-     * {@link IllegalStateException}, not their many subclasses that infrastructure throws for transient
-     * trouble (a client offline, an instance shutting down).
+     * A usage error: a step's own rejection of its input ({@link StepRunner#isUsageError}) or a parameter the
+     * API itself rejected ({@link IllegalParameterException}, wherever it was thrown).
      */
     static boolean isUsageError(Throwable t) {
-        return t.getClass() == IllegalArgumentException.class || t.getClass() == IllegalStateException.class
-                || t instanceof IllegalParameterException;
+        return StepRunner.isUsageError(t) || t instanceof IllegalParameterException;
     }
 
     /** A full store stays full for longer than a retry waits: its refusal goes to the failure mode at once. */
@@ -87,12 +84,10 @@ final class Decider {
             Throwable failure;
             try {
                 return store.execute(request, left);
-            } catch (ExecutionException e) {
-                failure = e.getCause() == null ? e : e.getCause();
             } catch (TimeoutException | InterruptedException e) {
                 throw e;
-            } catch (RuntimeException e) {
-                failure = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+            } catch (ExecutionException | RuntimeException e) {
+                failure = Waits.unwrap(e);
             }
             if (!replaced && replacesForeign(request, options, failure)) {
                 replaced = true; // once: a replica of the old spec may write its state again meanwhile
@@ -100,11 +95,7 @@ final class Decider {
                 attempt--;
                 continue;
             }
-            if (isUsageError(failure) || isCapacityRefusal(failure) || attempt >= options.maxRetries()
-                    || !store.isRetryable(failure)) {
-                throw failure;
-            }
-            long pause = backoff(attempt, deadline);
+            long pause = retryPause(failure, attempt, deadline, options);
             if (pause < 0) {
                 throw failure;
             }
@@ -216,7 +207,7 @@ final class Decider {
                 }
                 return;
             }
-            Throwable failure = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+            Throwable failure = Waits.unwrap(error);
             if (!decision.replaced && replacesForeign(decision.request, options, failure)) {
                 decision.replaced = true;
                 CompletableFuture<Verdict> replace;
@@ -234,11 +225,8 @@ final class Decider {
                 });
                 return;
             }
-            long pause = backoff(attempt, decision.deadline);
-            // A refund is retried like any step: it carries its id, so a first attempt that was applied makes the
-            // retry change nothing.
-            if (isUsageError(failure) || isCapacityRefusal(failure) || attempt >= options.maxRetries()
-                    || !store.isRetryable(failure) || pause < 0) {
+            long pause = retryPause(failure, attempt, decision.deadline, options);
+            if (pause < 0) {
                 result.completeExceptionally(failure);
                 return;
             }
@@ -254,6 +242,20 @@ final class Decider {
         } else {
             step.whenCompleteAsync(onStep, callbacks);
         }
+    }
+
+    /**
+     * The retry policy of both paths: the pause before retrying {@code failure} as attempt {@code attempt + 1},
+     * or -1 when it is not retried (a usage error, a capacity refusal, retries used up, a failure the store
+     * calls permanent, no time left before the deadline). Every operation is retried alike; a refund too,
+     * since it carries its id, so a first attempt that was applied makes the retry change nothing.
+     */
+    private long retryPause(Throwable failure, int attempt, long deadline, LimiterOptions options) {
+        if (isUsageError(failure) || isCapacityRefusal(failure) || attempt >= options.maxRetries()
+                || !store.isRetryable(failure)) {
+            return -1;
+        }
+        return backoff(attempt, deadline);
     }
 
     /** A randomized pause before retry {@code attempt + 1}, or -1 if none fits before the deadline. */

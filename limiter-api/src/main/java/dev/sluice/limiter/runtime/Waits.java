@@ -2,24 +2,31 @@ package dev.sluice.limiter.runtime;
 
 import dev.sluice.limiter.DecisionUnavailableException;
 import dev.sluice.limiter.Lease;
-import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 
-/** A blocking {@code acquire} on top of {@code acquireAsync}: what a limiter and a chain of them share. */
+/**
+ * What a limiter and a chain of them share: a blocking {@code acquire} on top of {@code acquireAsync}, and the
+ * failure inside a future's wrapper.
+ */
 public final class Waits {
     private Waits() {}
 
-    /** A positive wait in nanoseconds; one too long for a {@code long} (292 years) means as long as it takes. */
-    public static long toNanosSaturated(Duration wait) {
-        try {
-            return wait.toNanos();
-        } catch (ArithmeticException tooLong) {
-            return Long.MAX_VALUE;
+    /**
+     * The failure inside the wrapper a future adds: the cause of exactly a {@link CompletionException} or an
+     * {@link ExecutionException}, not of their subclasses, which are failures of their own (Hazelcast's
+     * {@code MemberLeftException} is an {@code ExecutionException}); {@code failure} itself otherwise.
+     */
+    public static Throwable unwrap(Throwable failure) {
+        Class<?> type = failure.getClass();
+        if ((type == CompletionException.class || type == ExecutionException.class) && failure.getCause() != null) {
+            return failure.getCause();
         }
+        return failure;
     }
 
     /**
@@ -41,7 +48,7 @@ public final class Waits {
             future.cancel(false);
             throw e;
         } catch (ExecutionException e) {
-            Throwable cause = e.getCause();
+            Throwable cause = unwrap(e);
             if (cause instanceof RuntimeException r) {
                 throw r;
             }
