@@ -59,7 +59,7 @@ public abstract class CoreContract {
     }
 
     /** {@code attempts} acquisitions of one permit from 32 threads at once, spread over {@code limiters}: the grants. */
-    private static int grantedFrom32Threads(List<RateLimiter> limiters, int attempts) throws Exception {
+    public static int grantedFrom32Threads(List<RateLimiter> limiters, int attempts) throws Exception {
         ExecutorService pool = Executors.newFixedThreadPool(32);
         AtomicInteger granted = new AtomicInteger();
         CountDownLatch start = new CountDownLatch(1);

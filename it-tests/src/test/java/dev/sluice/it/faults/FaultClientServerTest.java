@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.hazelcast.core.HazelcastInstance;
 import dev.sluice.hazelcast.HazelcastRateLimiters;
-import dev.sluice.limiter.Lease;
+import dev.sluice.it.contract.CoreContract;
 import dev.sluice.limiter.LimitSpec;
 import dev.sluice.limiter.LimiterOptions;
 import dev.sluice.limiter.RateLimiter;
@@ -20,12 +20,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
@@ -93,33 +87,8 @@ final class FaultClientServerTest {
         String name = "exact-" + UUID.randomUUID();
         LimiterOptions options = LimiterOptions.builder().decisionTimeout(Duration.ofSeconds(10)).build();
         List<RateLimiter> limiters = replicas.stream().map(r -> r.limiter(name, spec, options)).toList();
-        ExecutorService pool = Executors.newFixedThreadPool(32);
-        AtomicInteger granted = new AtomicInteger();
-        CountDownLatch start = new CountDownLatch(1);
-        List<Future<?>> futures = new ArrayList<>();
-        try {
-            for (int t = 0; t < 32; t++) {
-                int thread = t;
-                futures.add(pool.submit(() -> {
-                    start.await();
-                    for (int i = thread; i < 1_000; i += 32) {
-                        Lease lease = limiters.get(i % limiters.size()).tryAcquire(1);
-                        assertFalse(lease.isDegraded(), lease.toString());
-                        if (lease.isAcquired()) {
-                            granted.incrementAndGet();
-                        }
-                    }
-                    return null;
-                }));
-            }
-            start.countDown();
-            for (Future<?> f : futures) {
-                f.get(2, TimeUnit.MINUTES);
-            }
-        } finally {
-            pool.shutdownNow();
-        }
-        assertEquals(LIMIT, granted.get(), spec.algorithm() + " through two clients");
+        int granted = CoreContract.grantedFrom32Threads(limiters, 1_000);
+        assertEquals(LIMIT, granted, spec.algorithm() + " through two clients");
         assertFalse(limiters.get(0).tryAcquire(1).isAcquired());
     }
 

@@ -2,15 +2,14 @@ package dev.sluice.it.faults;
 
 import static org.junit.jupiter.api.Assertions.assertAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.hazelcast.cluster.Member;
 import com.hazelcast.core.HazelcastInstance;
 import dev.sluice.hazelcast.HazelcastCoalescing;
 import dev.sluice.hazelcast.HazelcastRateLimiters;
+import dev.sluice.it.contract.CoreContract;
 import dev.sluice.it.contract.RealTimeAccuracy;
-import dev.sluice.limiter.Lease;
 import dev.sluice.limiter.LimitSpec;
 import dev.sluice.limiter.LimiterOptions;
 import dev.sluice.limiter.RateLimiter;
@@ -22,12 +21,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -110,7 +103,7 @@ final class MixedVersionsTest {
                 LimitSpec.tokenBucket(LIMIT, 1, day), LimitSpec.concurrency(LIMIT, Duration.ofMinutes(1)));
     }
 
-    /** 1,000 acquisitions from 16 threads over a plain and a coalescing client grant exactly the limit. */
+    /** 1,000 acquisitions from 32 threads over a plain and a coalescing client grant exactly the limit. */
     @ParameterizedTest
     @MethodSource("limit100")
     void tryAcquire_concurrentFromTwoClients_grantsExactlyTheLimit(LimitSpec spec) throws Exception {
@@ -118,33 +111,8 @@ final class MixedVersionsTest {
         String name = "mixed-" + UUID.randomUUID();
         LimiterOptions options = LimiterOptions.builder().decisionTimeout(Duration.ofSeconds(10)).build();
         List<RateLimiter> limiters = replicas.stream().map(r -> r.limiter(name, spec, options)).toList();
-        ExecutorService pool = Executors.newFixedThreadPool(16);
-        AtomicInteger granted = new AtomicInteger();
-        CountDownLatch start = new CountDownLatch(1);
-        List<Future<?>> futures = new ArrayList<>();
-        try {
-            for (int t = 0; t < 16; t++) {
-                int thread = t;
-                futures.add(pool.submit(() -> {
-                    start.await();
-                    for (int i = thread; i < 1_000; i += 16) {
-                        Lease lease = limiters.get(i % limiters.size()).tryAcquire(1);
-                        assertFalse(lease.isDegraded(), lease.toString());
-                        if (lease.isAcquired()) {
-                            granted.incrementAndGet();
-                        }
-                    }
-                    return null;
-                }));
-            }
-            start.countDown();
-            for (Future<?> f : futures) {
-                f.get(2, TimeUnit.MINUTES);
-            }
-        } finally {
-            pool.shutdownNow();
-        }
-        assertEquals(LIMIT, granted.get(), spec.algorithm() + " against Hazelcast " + memberVersion + " members");
+        int granted = CoreContract.grantedFrom32Threads(limiters, 1_000);
+        assertEquals(LIMIT, granted, spec.algorithm() + " against Hazelcast " + memberVersion + " members");
     }
 
     @Test
