@@ -25,8 +25,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * in memory only, never in a decision.
  *
  * <p>At the bound a new key of a spec that can share is sent to its overflow cell ({@link Overflow}, an ordinary
- * entry of the same map, admitted whatever the bound: the table is fixed), and the member remembers, per spec,
- * until when a state written on a cell can still limit. Until then every new key of that spec goes to its cell
+ * entry of the same map, admitted whatever the bound: the table is fixed), and the member remembers, per group of
+ * cells (a policy and its algorithm), until when a state written on a cell can still limit. Until then every new
+ * key of that group goes to its cell
  * even when room has come back, since it may have been decided there before and a fresh exact state would forget
  * that. That memory is the member's: a partition that migrates during a flood's last state lifetime carries none,
  * so a key of it that was on its cell may start exact on its new owner. A key that cannot share (concurrency) is
@@ -41,8 +42,8 @@ final class MemberCapacity {
     private final Map<String, Bound> bounds = new ConcurrentHashMap<>();
     /** Per map: its owned entries, and the keys admitted since they were read. */
     private final Map<String, Count> counts = new ConcurrentHashMap<>();
-    /** Per spec: until when a cell state written on this member can still limit. */
-    private final Map<LimitSpec, AtomicLong> overflowingUntil = new ConcurrentHashMap<>();
+    /** Per group of cells ({@link Overflow#groupOf}): until when a cell state written on this member can still limit. */
+    private final Map<String, AtomicLong> overflowingUntil = new ConcurrentHashMap<>();
 
     /** The registry of a member config, created on first use. */
     static MemberCapacity of(Map<String, Object> userContext) {
@@ -93,7 +94,7 @@ final class MemberCapacity {
         }
         Bound bound = capacity.bounds.get(mapName);
         return bound == null || bound.policy() != Capacity.Policy.SHARE_OVERFLOW_CELLS ? null
-                : Overflow.cellKey(spec, Overflow.cellOf(key, bound.cells()));
+                : Overflow.cellKey(Overflow.groupOf(key, spec), Overflow.cellOf(key, bound.cells()));
     }
 
     private String place(HazelcastInstance instance, String mapName, LimitSpec spec, String key, long now) {
@@ -102,7 +103,8 @@ final class MemberCapacity {
             return null;
         }
         boolean shares = bound.policy() == Capacity.Policy.SHARE_OVERFLOW_CELLS && Overflow.shares(spec);
-        AtomicLong until = shares ? overflowingUntil.get(spec) : null;
+        String group = Overflow.groupOf(key, spec);
+        AtomicLong until = shares ? overflowingUntil.get(group) : null;
         boolean overflowing = until != null && now < until.get();
         if (!overflowing && ownedEntries(instance, mapName) < bound.maxKeys()) {
             counts.get(mapName).admitted.incrementAndGet();
@@ -114,15 +116,10 @@ final class MemberCapacity {
                     + " frees up");
         }
         long lifetime = Algorithms.acquire(spec, null, now, spec.limit()).ttlMillis();
-        overflowingUntil.computeIfAbsent(spec, s -> new AtomicLong()).accumulateAndGet(now + lifetime, Math::max);
-        return Overflow.cellKey(spec, Overflow.cellOf(key, bound.cells()));
+        overflowingUntil.computeIfAbsent(group, g -> new AtomicLong()).accumulateAndGet(now + lifetime, Math::max);
+        return Overflow.cellKey(group, Overflow.cellOf(key, bound.cells()));
     }
 
-    /** Whether {@code mapName} on this member decides keys without state on cells now (tests). */
-    boolean overflowing(LimitSpec spec, long now) {
-        AtomicLong until = overflowingUntil.get(spec);
-        return until != null && now < until.get();
-    }
 
     private long ownedEntries(HazelcastInstance instance, String mapName) {
         Count count = counts.computeIfAbsent(mapName, m -> new Count());

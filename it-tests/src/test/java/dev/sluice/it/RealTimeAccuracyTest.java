@@ -37,7 +37,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * {@link RealTimeAccuracy} on every backend, on the real clock with nothing injected: in-process; Hazelcast
+ * {@link RealTimeAccuracy} on every backend, on the real clock with nothing injected: in-process (also with every
+ * key but one on an overflow cell); Hazelcast
  * through 3 embedded members and through a client (with the members), coalescing on and off, both
  * durabilities; JCache on Caffeine, Ehcache and Hazelcast. Each backend runs every algorithm at once, 8
  * callers each, for 3 seconds ({@value #BACKENDS_PROPERTY} may choose fewer backends). The table of granted against allowed goes to standard output and to
@@ -115,7 +116,7 @@ final class RealTimeAccuracyTest {
     }
 
     private static Stream<String> allBackends() {
-        return Stream.of("in-process",
+        return Stream.of("in-process", "in-process-overflow",
                 "hazelcast-embedded", "hazelcast-embedded-ephemeral",
                 "hazelcast-embedded-coalescing", "hazelcast-embedded-coalescing-ephemeral",
                 "hazelcast-client", "hazelcast-client-ephemeral",
@@ -196,6 +197,9 @@ final class RealTimeAccuracyTest {
         List<RateLimiters> replicas = new ArrayList<>();
         if (backend.equals("in-process")) {
             replicas.add(LocalRateLimiters.create());
+        } else if (backend.equals("in-process-overflow")) {
+            // A bound of one key: every key but the first is decided on an overflow cell, on the real clock.
+            replicas.add(LocalRateLimiters.create(java.time.InstantSource.system(), dev.sluice.limiter.Capacity.maxKeys(1)));
         } else if (backend.startsWith("hazelcast-")) {
             HazelcastCoalescing coalescing = backend.contains("-coalescing")
                     ? HazelcastCoalescing.on() : HazelcastCoalescing.disabled();

@@ -17,10 +17,11 @@ import java.util.Objects;
  * budget (an expired window, a full bucket, no live lease) goes. At the bound:
  * <ul>
  *   <li>{@link Policy#SHARE_OVERFLOW_CELLS} (the default): a key that has no state and meets a full store is
- *       decided on one of a fixed table of overflow cells per spec, chosen by a hash of the key. Every key on
- *       a cell shares the cell's budget, so sharing only ever refuses more, never admits more; a key stays on
- *       its cell until the cell reads as a full budget, so moving to exact state never loosens either. A
- *       concurrency key cannot share leases: it is refused (a degraded deny).
+ *       decided on one of a fixed table of overflow cells per policy and algorithm, chosen by a hash of the key.
+ *       Every key on a cell shares the cell's budget, so sharing only ever refuses more, never admits more; a key
+ *       stays on its cell until the cell reads as a full budget, so moving to exact state never loosens either,
+ *       and a limit changed live applies to the cell's consumption as to a key's own. A concurrency key cannot
+ *       share leases: it is refused (a degraded deny).
  *   <li>{@link Policy#REFUSE_NEW_KEYS}: a key that has no state is refused while the store is full.
  *   <li>{@link Policy#EVICT_LEAST_RECENTLY_USED_RESETTING_BUDGETS}: the least recently used state is dropped
  *       to make room, <em>whatever it still holds</em>: that key's budget starts over, and whoever can mint new
@@ -124,7 +125,7 @@ public final class Capacity {
     }
 
     /**
-     * This bound with {@code cells} overflow cells per spec ({@link Policy#SHARE_OVERFLOW_CELLS}). More cells
+     * This bound with {@code cells} overflow cells per policy and algorithm ({@link Policy#SHARE_OVERFLOW_CELLS}). More cells
      * share each budget among fewer keys (fewer refusals under a flood) and cost more memory while a flood
      * lasts: each live cell is one state. Default: half the bound in keys, between {@value #MIN_OVERFLOW_CELLS}
      * and {@value #MAX_OVERFLOW_CELLS}.
@@ -156,7 +157,7 @@ public final class Capacity {
     }
 
     /**
-     * The overflow cells per spec of a store whose bound is {@code resolvedMaxKeys}: the number set, or half the
+     * The overflow cells per policy and algorithm of a store whose bound is {@code resolvedMaxKeys}: the number set, or half the
      * bound, between {@value #MIN_OVERFLOW_CELLS} and {@value #MAX_OVERFLOW_CELLS}. Half the bound keeps at least
      * nine in ten new clients' first requests granted under a flood of three times the bound whose keys each take
      * one permit of a limit of ten: the flood's overflow averages four keys a cell.

@@ -8,8 +8,10 @@ import dev.sluice.limiter.LimitSpec;
  *
  * <p>A cell is an ordinary state of the key's own spec, under a key of its own: every key that lands on it
  * shares its budget, so a cell refuses whenever any of its keys' own exact history would (it holds the sum of
- * their consumption), and its budget only ever refuses more. Cells are per spec, so a cell never holds another
- * algorithm's state, and a live change of spec starts on cells of its own.
+ * their consumption), and its budget only ever refuses more. Cells are grouped by the key's policy (the key
+ * without its last segment) and the spec's algorithm ({@link #groupOf}), not by the whole spec: a limit changed
+ * live keeps its cells, and the step applies the new spec to the cell's consumption as it does to a key's own
+ * state, so a change of spec never hands a key on a cell a fresh budget.
  *
  * <p>A verdict decided on a cell carries {@link #CELL_TOKEN} in its token (a grant's token is otherwise the time
  * of the decision, far below it): the refund of such a grant goes back to the cell that gave it, so refunds stay
@@ -43,15 +45,26 @@ public final class Overflow {
     }
 
     /**
-     * The store key of cell {@code cell} of {@code spec}: it starts with a control character, which no key that
-     * {@link dev.sluice.limiter.Keys} builds can hold, so no client can name a cell.
+     * The group of cells {@code key} of {@code spec} lands in: the key's policy (all but its last segment) and the
+     * spec's algorithm (a composite's, component by component); the same in every JVM.
      */
-    public static String cellKey(LimitSpec spec, int cell) {
-        StringBuilder key = new StringBuilder(CELL_KEY_PREFIX);
-        for (long word : SpecCodec.encode(spec)) {
-            key.append(Long.toHexString(word)).append('.');
+    public static String groupOf(String key, LimitSpec spec) {
+        StringBuilder group = new StringBuilder(key.length() + 8).append(key, 0, key.lastIndexOf('/') + 1);
+        if (spec instanceof LimitSpec.AllOf all) {
+            group.append(Algorithms.algorithmId(spec));
+            all.components().forEach(c -> group.append('.').append(Algorithms.algorithmId(c)));
+        } else {
+            group.append(Algorithms.algorithmId(spec));
         }
-        return key.append(cell).toString();
+        return group.toString();
+    }
+
+    /**
+     * The store key of cell {@code cell} of {@code group} ({@link #groupOf}): it starts with a control character,
+     * which no key that {@link dev.sluice.limiter.Keys} builds can hold, so no client can name a cell.
+     */
+    public static String cellKey(String group, int cell) {
+        return CELL_KEY_PREFIX + group + '#' + cell;
     }
 
     /** Whether a store key names an overflow cell. */

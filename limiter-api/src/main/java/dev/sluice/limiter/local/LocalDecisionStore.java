@@ -78,7 +78,7 @@ final class LocalDecisionStore implements DecisionStore {
     private final AtomicLong units = new AtomicLong();
     /** Keys held (each any number of units). */
     private final AtomicLong keys = new AtomicLong();
-    /** Live and not yet swept overflow cells, by spec and cell; each written under its {@link #cellLock}. */
+    /** Live and not yet swept overflow cells, by group and cell; each written under its {@link #cellLock}. */
     private final ConcurrentHashMap<Cell, long[]> cells = new ConcurrentHashMap<>();
     private final Object[] cellLocks = new Object[CELL_LOCKS];
     private final LongAdder evictions = new LongAdder();
@@ -92,8 +92,8 @@ final class LocalDecisionStore implements DecisionStore {
         long nextRefusalSweep = Long.MIN_VALUE;
     }
 
-    /** An overflow cell of one spec. */
-    private record Cell(LimitSpec spec, int index) {}
+    /** An overflow cell of one group ({@link Overflow#groupOf}). */
+    private record Cell(String group, int index) {}
 
     LocalDecisionStore(InstantSource clock) {
         this(clock, Capacity.defaults());
@@ -135,7 +135,7 @@ final class LocalDecisionStore implements DecisionStore {
         synchronized (segment) {
             long now = now();
             if (request.op() == Op.REFUND && Overflow.isCellToken(request.leaseId())) {
-                Cell cell = new Cell(request.spec(), Overflow.cellOf(key, overflowCells));
+                Cell cell = cellOf(request);
                 synchronized (cellLock(cell)) {
                     verdict = refundOnCell(cell, request, now);
                 }
@@ -167,7 +167,7 @@ final class LocalDecisionStore implements DecisionStore {
      * a new exact state. Runs under the key's segment lock, and the cell's.
      */
     private Verdict decideWithoutState(Segment segment, StepRequest request, long now) {
-        Cell cell = new Cell(request.spec(), Overflow.cellOf(request.key(), overflowCells));
+        Cell cell = cellOf(request);
         synchronized (cellLock(cell)) {
             long[] cellState = cells.get(cell);
             if (cellState != null && Algorithms.expiresAt(cellState) > now) {
@@ -212,8 +212,12 @@ final class LocalDecisionStore implements DecisionStore {
         }
     }
 
+    private Cell cellOf(StepRequest request) {
+        return new Cell(Overflow.groupOf(request.key(), request.spec()), Overflow.cellOf(request.key(), overflowCells));
+    }
+
     private Object cellLock(Cell cell) {
-        return cellLocks[(cell.index() * 31 + cell.spec().hashCode()) & (CELL_LOCKS - 1)];
+        return cellLocks[(cell.index() * 31 + cell.group().hashCode()) & (CELL_LOCKS - 1)];
     }
 
     /** Stores, removes or keeps a key's entry as its step said; a new key takes its room first. */

@@ -192,6 +192,27 @@ final class LocalFloodAttackTest {
         limiters.close();
     }
 
+    /**
+     * A limit changed live for a key on a cell (1 hour to 2 hours): the new spec applies to the same cell's
+     * consumption, as it would to the key's own state, so the key gets no fresh budget from the change.
+     */
+    @Test
+    void liveChangeOfAKeyOnACell_neverHandsOutAFreshBudget() {
+        RateLimiters limiters = LocalRateLimiters.create(clock, Capacity.maxKeys(64).withOverflowCells(1));
+        PartitionedRateLimiter<String> fill = limiters.partitioned("fill", LimitSpec.fixedWindow(1, Duration.ofHours(1)));
+        for (int i = 0; i < 64; i++) {
+            assertTrue(fill.tryAcquire("k" + i, 1).isAcquired());
+        }
+        PartitionedRateLimiter<String> before = limiters.partitioned("login", LimitSpec.slidingLog(2, Duration.ofHours(1)));
+        assertTrue(before.tryAcquire("x", 1).isAcquired());
+        assertTrue(before.tryAcquire("x", 1).isAcquired());
+        assertFalse(before.tryAcquire("x", 1).isAcquired());
+        PartitionedRateLimiter<String> after = limiters.partitioned("login", LimitSpec.slidingLog(2, Duration.ofHours(2)));
+        assertFalse(after.tryAcquire("x", 1).isAcquired(), "the new spec sees the cell's 2");
+        assertTrue(limiters.storeStatistics().overflowDecisions() >= 4, limiters.storeStatistics().toString());
+        limiters.close();
+    }
+
     /** A key decided on its cell stays there while the cell is live, even once the store has room again. */
     @Test
     void keyOnALiveCell_staysThereWhenRoomFrees() {

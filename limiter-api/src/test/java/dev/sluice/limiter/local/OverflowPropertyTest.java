@@ -49,7 +49,7 @@ final class OverflowPropertyTest {
         int bound = 64 + random.nextInt(64);
         int cells = 1 + random.nextInt(3);
         LocalDecisionStore store = new LocalDecisionStore(clock, Capacity.maxKeys(bound).withOverflowCells(cells));
-        // Keys of a second spec fill the store now and then, so others move between cells and exact state.
+        // Keys of another policy fill the store now and then, so others move between cells and exact state.
         LimitSpec filler = LimitSpec.fixedWindow(1, Duration.ofMillis(200 + random.nextInt(800)));
         Map<String, long[]> reference = new HashMap<>();
         List<Grant> grants = new ArrayList<>();
@@ -61,7 +61,7 @@ final class OverflowPropertyTest {
             } else if (action == 1) {
                 int n = random.nextInt(2 * bound);
                 for (int i = 0; i < n; i++) {
-                    store.run(new StepRequest("filler-" + seed + "-" + step + "-" + i, filler, Op.ACQUIRE, 1, 0,
+                    store.run(new StepRequest("sluice/filler/" + seed + "-" + step + "-" + i, filler, Op.ACQUIRE, 1, 0,
                             Durability.REPLICATED));
                 }
             } else if (action == 2 && !grants.isEmpty()) {
@@ -71,7 +71,7 @@ final class OverflowPropertyTest {
                         g.referenceToken());
                 keep(reference, g.key(), ref);
             } else {
-                String key = "k" + random.nextInt(keys);
+                String key = "sluice/p/k" + random.nextInt(keys);
                 long permits = 1 + random.nextInt((int) Math.min(3, spec.limit()));
                 Verdict actual = store.run(new StepRequest(key, spec, Op.ACQUIRE, permits, 0, Durability.REPLICATED));
                 Verdict own = Algorithms.acquire(spec, reference.get(key), clock.millis(), permits);
