@@ -258,11 +258,11 @@ final class HazelcastCapacityTest {
             assertEquals(0, victimGranted, "the spent victim was granted nothing more");
             assertEquals(0, degraded, "every flood key decided by the store");
             int cells = Capacity.maxKeys(BOUND).overflowCells(BOUND);
-            java.util.Set<String> keys = member.<String, long[]>getMap("sluice").keySet();
-            java.util.Map<String, Long> cellsByGroup = keys.stream().filter(dev.sluice.limiter.algorithm.Overflow::isCellKey)
+            java.util.Set<String> stored = member.<String, long[]>getMap("sluice").keySet();
+            java.util.Map<String, Long> cellsByGroup = stored.stream().filter(dev.sluice.limiter.algorithm.Overflow::isCellKey)
                     .collect(java.util.stream.Collectors.groupingBy(k -> k.substring(0, k.lastIndexOf('#')),
                             java.util.stream.Collectors.counting()));
-            long exact = keys.size() - cellsByGroup.values().stream().mapToLong(Long::longValue).sum();
+            long exact = stored.size() - cellsByGroup.values().stream().mapToLong(Long::longValue).sum();
             int partitionThreads = Math.max(2, Runtime.getRuntime().availableProcessors());
             assertTrue(exact <= BOUND + partitionThreads, "held " + exact + " exact keys, bound " + BOUND);
             assertTrue(cellsByGroup.values().stream().allMatch(n -> n <= cells),
