@@ -1,6 +1,6 @@
-/** The Jakarta Servlet filter: policies, client identity, 429 and the standard rate-limit headers. */
+/** The Jakarta Servlet filter: an adapter of the servlet API to Sluice's HTTP core. */
 module dev.sluice.servlet {
-    requires transitive dev.sluice.limiter;
+    requires transitive dev.sluice.http;
     requires transitive jakarta.servlet; // provided by the container
 
     exports dev.sluice.servlet;

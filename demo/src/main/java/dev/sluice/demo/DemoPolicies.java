@@ -2,8 +2,8 @@ package dev.sluice.demo;
 
 import dev.sluice.limiter.LimitSpec;
 import dev.sluice.limiter.LimiterOptions;
-import dev.sluice.servlet.RateLimitFilterConfig;
-import dev.sluice.servlet.RateLimitPolicy;
+import dev.sluice.http.RateLimitFilterConfig;
+import dev.sluice.http.RateLimitPolicy;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;

@@ -1,7 +1,9 @@
 package dev.sluice.servlet;
 
-import dev.sluice.limiter.DecisionResult;
-import dev.sluice.limiter.Keys;
+import dev.sluice.http.HttpDecision;
+import dev.sluice.http.HttpRateLimiter;
+import dev.sluice.http.PolicyStatistics;
+import dev.sluice.http.RateLimitFilterConfig;
 import dev.sluice.limiter.Lease;
 import dev.sluice.limiter.PartitionedRateLimiter;
 import dev.sluice.limiter.RateLimiters;
@@ -27,40 +29,13 @@ import java.util.Objects;
 import java.util.Properties;
 
 /**
- * A Jakarta Servlet filter that rate-limits requests per client with Sluice. Thread-safe.
+ * A Jakarta Servlet filter that rate-limits requests per client with Sluice: an adapter of the servlet API
+ * to {@link HttpRateLimiter}, which holds the rules (routes, identity, several policies, shadow mode, headers,
+ * 429 and 503). Thread-safe.
  *
- * <p>For each request dispatched from the client ({@link DispatcherType#REQUEST}; forwards, includes,
- * async and error dispatches pass through), every {@link Route} that matches its method and path names
- * policies; each {@link RateLimitPolicy} applies at most once, with the cost of the most specific route
- * that names it (see {@link RateLimitFilterConfig}). A request no route matches passes through without touching the store. Each
- * policy identifies the client by its own identity or the filter's
- * ({@link RateLimitFilterConfig#identityResolver()}, by default the client address), hashed with
- * {@link Keys#sha256(String)}, and takes the cost from that client's budget:
- * <ul>
- *   <li>all granted: the request proceeds with {@code RateLimit-Policy} and {@code RateLimit} headers
- *       listing every policy;
- *   <li>any enforced policy refused: {@code 429} with {@code Retry-After} (the longest wait among the
- *       refusing policies, whole seconds, rounded up, at least 1) and a quota-exceeded problem body naming
- *       them;
- *   <li>no decision from the store: the policy's failure mode decides ({@code ALLOW} by default here),
- *       marked {@code RateLimit-Degraded: true}; under {@code THROW} or {@code DENY}, {@code 503} with a
- *       temporary-reduced-capacity problem body, since that refusal is not about the client's quota.
- * </ul>
- * A route's policies are a chain ({@code RateLimiters.chain}): decided one after another, each on its own
- * key, and a refusal by a later policy refunds what the earlier ones granted before the 429 goes out, so a
- * refused request costs no policy anything. Once an enforced policy has refused, the later ones are only
- * asked, with a probe that takes nothing, which still shows their state. Putting the narrowest policies (per
- * client) before the broad ones (one budget for everyone) saves hops: a client over its own limit is refused
- * after one.
- *
- * <p>A policy in shadow mode ({@link RateLimitPolicy#withShadow(boolean)}, or every policy with
- * {@link RateLimitFilterConfig.Builder#shadow(boolean)}) is decided and charged as if enforced, answers the
- * same headers, but never refuses; its would-be refusals are counted apart ({@link #statistics()}, and
- * {@link DecisionResult#SHADOW_REFUSED} to its options' listeners, so {@code SluiceMetrics} tags them
- * {@code result=shadow_refused}). It does not change what the other policies are charged.
- *
- * <p>A concurrency policy holds its lease while the request runs, also while it is asynchronous, and
- * releases it when the request completes, fails or times out.
+ * <p>Only requests dispatched from the client ({@link DispatcherType#REQUEST}) are decided; forwards,
+ * includes, async and error dispatches pass through. A concurrency policy holds its lease while the request
+ * runs, also while it is asynchronous, and releases it when the request completes, fails or times out.
  *
  * <p>Use it from code with {@link #RateLimitFilter(RateLimiters, RateLimitFilterConfig)}, or declare it
  * in {@code web.xml}/with {@code @WebFilter}: the no-argument form takes the {@link RateLimiters} from the
@@ -197,8 +172,7 @@ public final class RateLimitFilter implements Filter {
         if (!decision.proceeds()) {
             byte[] body = decision.body();
             response.setStatus(decision.status());
-            response.setContentType(Responses.PROBLEM_JSON);
-            response.setCharacterEncoding("UTF-8");
+            response.setContentType(HttpDecision.PROBLEM_CONTENT_TYPE);
             response.setContentLength(body.length);
             try (OutputStream out = response.getOutputStream()) {
                 out.write(body);

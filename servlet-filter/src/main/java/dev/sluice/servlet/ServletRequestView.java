@@ -1,5 +1,6 @@
 package dev.sluice.servlet;
 
+import dev.sluice.http.HttpRequestView;
 import jakarta.servlet.ServletRequest;
 import jakarta.servlet.ServletRequestWrapper;
 import jakarta.servlet.http.HttpServletRequest;

@@ -2,6 +2,8 @@ package dev.sluice.servlet;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.sluice.http.RateLimitFilterConfig;
+import dev.sluice.http.Route;
 import dev.sluice.limiter.LimitSpec;
 import dev.sluice.limiter.local.LocalRateLimiters;
 import dev.sluice.limiter.local.ManualClock;

@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sluice.http.RateLimitFilterConfig;
+import dev.sluice.http.Route;
 import dev.sluice.limiter.LimitSpec;
 import dev.sluice.limiter.RateLimiters;
 import dev.sluice.limiter.local.LocalRateLimiters;

@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sluice.http.RateLimitFilterConfig;
+import dev.sluice.http.Route;
 import dev.sluice.limiter.Lease;
 import dev.sluice.limiter.LimitSpec;
 import dev.sluice.limiter.RateLimiters;
@@ -211,34 +213,5 @@ final class HeadersTest {
         HttpResponse<String> refused = server.get("/x");
         assertTrue(refused.body().startsWith("{\"type\":\"about:blank\","), refused.body());
         assertFalse(refused.headers().firstValue("RateLimit-Policy").isPresent());
-    }
-
-    /** The cases no request shows on its own: a full bucket, a whole burst, nothing known. */
-    @Test
-    void untilMoreQuota_edges() {
-        assertEquals(-1, Responses.untilMoreQuotaMillis(LimitSpec.tokenBucket(10, 2, Duration.ofSeconds(3)),
-                lease(10, 0), 1, 10));
-        assertEquals(-1, Responses.untilMoreQuotaMillis(LimitSpec.gcra(10, Duration.ofMinutes(1), 5), lease(5, 0), 1, 5));
-        assertEquals(-1, Responses.untilMoreQuotaMillis(LimitSpec.fixedWindow(10, Duration.ofMinutes(1)), lease(10, 0),
-                1, 10));
-        assertEquals(-1, Responses.untilMoreQuotaMillis(LimitSpec.slidingWindow(10, Duration.ofMinutes(1), 6),
-                lease(10, 0), 1, 10));
-        assertEquals(-1, Responses.untilMoreQuotaMillis(LimitSpec.slidingLog(10, Duration.ofMinutes(1)), lease(3, 9),
-                1, 3));
-        assertEquals(-1, Responses.untilMoreQuotaMillis(LimitSpec.concurrency(10), lease(3, 9), 1, 3));
-    }
-
-    /** A granted lease as a probe would answer it: {@code remaining} left, {@code resetMillis} to full. */
-    private static Lease lease(long remaining, long resetMillis) {
-        return new Lease() {
-            @Override public boolean isAcquired() { return true; }
-            @Override public long remaining() { return remaining; }
-            @Override public long limit() { return remaining; }
-            @Override public Optional<Duration> retryAfter() { return Optional.empty(); }
-            @Override public Duration resetAfter() { return Duration.ofMillis(resetMillis); }
-            @Override public boolean isDegraded() { return false; }
-            @Override public OptionalLong fencingToken() { return OptionalLong.empty(); }
-            @Override public void close() {}
-        };
     }
 }

@@ -5,6 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sluice.http.RateLimitFilterConfig;
+import dev.sluice.http.RateLimitPolicy;
+import dev.sluice.http.Route;
 import dev.sluice.limiter.DecisionListener;
 import dev.sluice.limiter.FailureMode;
 import dev.sluice.limiter.Keys;

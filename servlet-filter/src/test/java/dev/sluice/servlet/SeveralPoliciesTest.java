@@ -3,6 +3,11 @@ package dev.sluice.servlet;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sluice.http.ClientIdentityResolver;
+import dev.sluice.http.PolicyStatistics;
+import dev.sluice.http.RateLimitFilterConfig;
+import dev.sluice.http.RateLimitPolicy;
+import dev.sluice.http.Route;
 import dev.sluice.limiter.LimitSpec;
 import dev.sluice.limiter.local.LocalRateLimiters;
 import dev.sluice.limiter.local.ManualClock;

@@ -4,6 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sluice.http.PolicyStatistics;
+import dev.sluice.http.RateLimitFilterConfig;
+import dev.sluice.http.RateLimitPolicy;
+import dev.sluice.http.Route;
 import dev.sluice.limiter.DecisionListener;
 import dev.sluice.limiter.DecisionResult;
 import dev.sluice.limiter.LimitSpec;

@@ -1,6 +1,6 @@
 package dev.sluice.spring;
 
-import dev.sluice.servlet.HttpDecision;
+import dev.sluice.http.HttpDecision;
 import java.util.Map;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;

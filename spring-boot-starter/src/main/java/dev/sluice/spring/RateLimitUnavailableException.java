@@ -1,7 +1,7 @@
 package dev.sluice.spring;
 
 import dev.sluice.limiter.Lease;
-import dev.sluice.servlet.HttpDecision;
+import dev.sluice.http.HttpDecision;
 import java.util.Objects;
 
 /**

@@ -2,10 +2,10 @@ package dev.sluice.spring;
 
 import dev.sluice.limiter.LimiterStatistics;
 import dev.sluice.limiter.PartitionedRateLimiter;
-import dev.sluice.servlet.HttpRateLimiter;
-import dev.sluice.servlet.PolicyStatistics;
-import dev.sluice.servlet.RateLimitPolicy;
-import dev.sluice.servlet.Route;
+import dev.sluice.http.HttpRateLimiter;
+import dev.sluice.http.PolicyStatistics;
+import dev.sluice.http.RateLimitPolicy;
+import dev.sluice.http.Route;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

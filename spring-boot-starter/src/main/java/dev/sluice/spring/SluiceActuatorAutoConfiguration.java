@@ -1,7 +1,7 @@
 package dev.sluice.spring;
 
 import dev.sluice.limiter.RateLimiters;
-import dev.sluice.servlet.HttpRateLimiter;
+import dev.sluice.http.HttpRateLimiter;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;

@@ -2,8 +2,8 @@ package dev.sluice.spring;
 
 import dev.sluice.limiter.DecisionListener;
 import dev.sluice.limiter.RateLimiters;
-import dev.sluice.servlet.HttpRateLimiter;
-import dev.sluice.servlet.RateLimitFilterConfig;
+import dev.sluice.http.HttpRateLimiter;
+import dev.sluice.http.RateLimitFilterConfig;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;

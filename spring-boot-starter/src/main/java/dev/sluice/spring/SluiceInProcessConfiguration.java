@@ -1,6 +1,6 @@
 package dev.sluice.spring;
 
-import dev.sluice.servlet.RateLimitFilterConfig;
+import dev.sluice.http.RateLimitFilterConfig;
 import dev.sluice.limiter.RateLimiters;
 import dev.sluice.limiter.local.LocalRateLimiters;
 import org.apache.commons.logging.Log;

@@ -1,6 +1,6 @@
 package dev.sluice.spring;
 
-import dev.sluice.servlet.RateLimitFilterConfig;
+import dev.sluice.http.RateLimitFilterConfig;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -1,8 +1,8 @@
 package dev.sluice.spring;
 
-import dev.sluice.servlet.HttpDecision;
-import dev.sluice.servlet.HttpRateLimiter;
-import dev.sluice.servlet.HttpRequestView;
+import dev.sluice.http.HttpDecision;
+import dev.sluice.http.HttpRateLimiter;
+import dev.sluice.http.HttpRequestView;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;

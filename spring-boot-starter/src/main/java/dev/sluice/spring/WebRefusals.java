@@ -1,7 +1,7 @@
 package dev.sluice.spring;
 
 import dev.sluice.limiter.Lease;
-import dev.sluice.servlet.HttpDecision;
+import dev.sluice.http.HttpDecision;
 import java.net.URI;
 import java.util.List;
 import java.util.Map;

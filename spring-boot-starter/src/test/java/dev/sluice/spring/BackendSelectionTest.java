@@ -9,7 +9,7 @@ import dev.sluice.hazelcast.SluiceMember;
 import dev.sluice.limiter.Keys;
 import dev.sluice.limiter.RateLimiters;
 import dev.sluice.limiter.local.LocalRateLimiters;
-import dev.sluice.servlet.HttpRateLimiter;
+import dev.sluice.http.HttpRateLimiter;
 import java.util.List;
 import javax.cache.CacheManager;
 import javax.cache.Caching;

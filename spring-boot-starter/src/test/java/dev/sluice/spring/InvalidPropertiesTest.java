@@ -3,7 +3,7 @@ package dev.sluice.spring;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.sluice.servlet.RateLimitFilterConfig;
+import dev.sluice.http.RateLimitFilterConfig;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;

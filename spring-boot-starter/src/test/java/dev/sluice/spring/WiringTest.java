@@ -3,8 +3,8 @@ package dev.sluice.spring;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.limiter.Keys;
-import dev.sluice.servlet.HttpRateLimiter;
-import dev.sluice.servlet.RateLimitFilterConfig;
+import dev.sluice.http.HttpRateLimiter;
+import dev.sluice.http.RateLimitFilterConfig;
 import dev.sluice.servlet.RateLimitFilter;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;

@@ -1,6 +1,6 @@
 package dev.sluice.gateway;
 
-import dev.sluice.servlet.HttpRateLimiter;
+import dev.sluice.http.HttpRateLimiter;
 import dev.sluice.spring.SluiceAutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;

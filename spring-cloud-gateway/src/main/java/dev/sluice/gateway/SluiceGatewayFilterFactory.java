@@ -1,6 +1,6 @@
 package dev.sluice.gateway;
 
-import dev.sluice.servlet.HttpRateLimiter;
+import dev.sluice.http.HttpRateLimiter;
 import dev.sluice.spring.SluiceWebFilter;
 import java.util.Arrays;
 import java.util.List;

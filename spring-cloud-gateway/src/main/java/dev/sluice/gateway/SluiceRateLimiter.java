@@ -3,7 +3,7 @@ package dev.sluice.gateway;
 import dev.sluice.limiter.Keys;
 import dev.sluice.limiter.Lease;
 import dev.sluice.limiter.PartitionedRateLimiter;
-import dev.sluice.servlet.HttpRateLimiter;
+import dev.sluice.http.HttpRateLimiter;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;

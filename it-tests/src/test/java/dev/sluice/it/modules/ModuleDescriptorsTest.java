@@ -74,9 +74,20 @@ final class ModuleDescriptorsTest {
     }
 
     @Test
+    void httpCore_exportsItsPackageAndNeedsNoServletApi() throws Exception {
+        ModuleDescriptor d = descriptor("http-core");
+        assertEquals("dev.sluice.http", d.name());
+        assertEquals(Map.of("dev.sluice.http", "*"), exports(d));
+        assertEquals(Set.of("java.base", "dev.sluice.limiter"),
+                d.requires().stream().map(ModuleDescriptor.Requires::name).collect(Collectors.toSet()));
+    }
+
+    @Test
     void servletFilter_exportsItsPackageAndNeedsTheServletApi() throws Exception {
         ModuleDescriptor d = descriptor("servlet-filter");
         assertEquals(Map.of("dev.sluice.servlet", "*"), exports(d));
         assertTrue(d.requires().stream().anyMatch(r -> r.name().equals("jakarta.servlet")));
+        assertTrue(d.requires().stream().anyMatch(r -> r.name().equals("dev.sluice.http")
+                && r.modifiers().contains(ModuleDescriptor.Requires.Modifier.TRANSITIVE)));
     }
 }

@@ -1,4 +1,4 @@
-package dev.sluice.servlet;
+package dev.sluice.http;
 
 import dev.sluice.limiter.DecisionListener;
 import dev.sluice.limiter.DecisionResult;
@@ -21,10 +21,40 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Decides HTTP requests by a {@link RateLimitFilterConfig}, for any server: what {@link RateLimitFilter}
- * does for servlets (see there for the rules: routes, several policies, identity, shadow mode, headers,
- * 429 and 503), without the servlet API, so that other servers (such as Spring WebFlux) answer alike.
- * Thread-safe.
+ * Decides HTTP requests by a {@link RateLimitFilterConfig}, for any server; a server's adapter (the servlet
+ * filter, the Spring WebFlux filter) only turns its request into an {@link HttpRequestView} and writes the
+ * {@link HttpDecision} back, so every server answers alike. Thread-safe.
+ *
+ * <p>For each request, every {@link Route} that matches its method and path names policies; each
+ * {@link RateLimitPolicy} applies at most once, with the cost of the most specific route that names it (see
+ * {@link RateLimitFilterConfig}). A request no route matches is not limited and touches no store. Each
+ * policy identifies the client by its own identity or the configuration's
+ * ({@link RateLimitFilterConfig#identityResolver()}, by default the client address), hashed with
+ * {@link Keys#sha256(String)}, and takes the cost from that client's budget:
+ * <ul>
+ *   <li>all granted: the request proceeds with {@code RateLimit-Policy} and {@code RateLimit} headers
+ *       listing every policy;
+ *   <li>any enforced policy refused: {@code 429} with {@code Retry-After} (the longest wait among the
+ *       refusing policies, whole seconds, rounded up, at least 1) and a quota-exceeded problem body naming
+ *       them;
+ *   <li>no decision from the store: the policy's failure mode decides ({@code ALLOW} by default here),
+ *       marked {@code RateLimit-Degraded: true}; under {@code THROW} or {@code DENY}, {@code 503} with a
+ *       temporary-reduced-capacity problem body, since that refusal is not about the client's quota.
+ * </ul>
+ * A request's policies are decided one after another, each on its own key, and a refusal by a later policy
+ * refunds what the earlier ones granted before the 429 goes out, so a refused request costs no policy
+ * anything. Once an enforced policy has refused, the later ones are only asked, with a probe that takes
+ * nothing, which still shows their state. Putting the narrowest policies (per client) before the broad ones
+ * (one budget for everyone) saves hops: a client over its own limit is refused after one.
+ *
+ * <p>A policy in shadow mode ({@link RateLimitPolicy#withShadow(boolean)}, or every policy with
+ * {@link RateLimitFilterConfig.Builder#shadow(boolean)}) is decided and charged as if enforced, answers the
+ * same headers, but never refuses; its would-be refusals are counted apart ({@link #statistics()}, and
+ * {@link DecisionResult#SHADOW_REFUSED} to its options' listeners, so {@code SluiceMetrics} tags them
+ * {@code result=shadow_refused}). It does not change what the other policies are charged.
+ *
+ * <p>A concurrency policy's lease is in {@link HttpDecision#heldLeases()}: the adapter holds it while the
+ * request runs and releases it when the request ends, however it ends.
  *
  * <p>{@link #decide} asks the store with {@code tryAcquire} and returns when it has answered;
  * {@link #decideAsync} asks with {@code acquireAsync}, so no thread waits for the store (a policy with a

@@ -1,4 +1,4 @@
-package dev.sluice.servlet;
+package dev.sluice.http;
 
 import dev.sluice.limiter.Lease;
 import java.nio.charset.StandardCharsets;

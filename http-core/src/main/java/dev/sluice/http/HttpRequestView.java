@@ -1,13 +1,13 @@
-package dev.sluice.servlet;
+package dev.sluice.http;
 
 import java.security.Principal;
 import java.util.Enumeration;
 
 /**
- * What the rate limiter reads of an HTTP request, whichever server carries it: {@link RateLimitFilter}
+ * What the rate limiter reads of an HTTP request, whichever server carries it: the servlet filter
  * adapts a servlet request, the Spring Boot starter's WebFlux filter a reactive one. The methods have the
  * names and meanings of {@code jakarta.servlet.http.HttpServletRequest}'s, so a {@link ClientIdentityResolver}
- * written against a servlet request reads the same here, and this type needs no servlet API at run time.
+ * written against a servlet request reads the same here, and this type needs no servlet API.
  * Implementations never read the body, except the form parameters {@link #getParameterValues} is asked for.
  *
  * <p>The peer address and the forwarding headers ({@code X-Forwarded-For}, {@code Forwarded}) are what the

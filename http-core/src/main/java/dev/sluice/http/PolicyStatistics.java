@@ -1,4 +1,4 @@
-package dev.sluice.servlet;
+package dev.sluice.http;
 
 /**
  * What one filter made of one policy's decisions, counted per request the policy applied to.

@@ -1,4 +1,4 @@
-package dev.sluice.servlet;
+package dev.sluice.http;
 
 import java.text.Normalizer;
 import java.util.ArrayList;

@@ -1,4 +1,4 @@
-package dev.sluice.servlet;
+package dev.sluice.http;
 
 import java.security.Principal;
 import java.util.ArrayDeque;

@@ -1,4 +1,4 @@
-package dev.sluice.servlet;
+package dev.sluice.http;
 
 import dev.sluice.limiter.Capacity;
 import dev.sluice.limiter.DecisionListener;
@@ -16,8 +16,8 @@ import java.util.Properties;
 import java.util.Set;
 
 /**
- * What {@link RateLimitFilter} enforces and how it answers: policies, the routes they apply to, how
- * clients are identified, and which headers are sent. Immutable and validated when built; build it in
+ * What {@link HttpRateLimiter} enforces, behind any server's adapter, and how it answers: policies, the
+ * routes they apply to, how clients are identified, and which headers are sent. Immutable and validated when built; build it in
  * code with {@link #builder()} or from {@link Properties} with {@link #fromProperties(Properties)}.
  *
  * <p>Properties (every key under {@code sluice.}; an unknown key is an error, so typos do not pass
