@@ -184,7 +184,7 @@ final class HazelcastCapacityTest {
             assertEquals(refused, floods.get(0).statistics().capacityRefused() + floods.get(1).statistics().capacityRefused());
             assertEquals(floods.get(1).statistics().capacityRefused(), onClient.storeStatistics().capacityRefusals());
             assertEquals(0, onMember.storeStatistics().evictions(), "refusing never evicts");
-            assertEquals(2L * BOUND, onMember.storeStatistics().maxKeys(), "both maps' bounds");
+            assertEquals(3L * BOUND, onMember.storeStatistics().maxKeys(), "the three maps' bounds");
 
             PartitionedRateLimiter<String> strict = onClient.partitioned("strict-refusing", FLOOD,
                     LimiterOptions.builder().decisionTimeout(Duration.ofSeconds(30)).build());

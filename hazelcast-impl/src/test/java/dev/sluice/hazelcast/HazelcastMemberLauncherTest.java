@@ -25,6 +25,8 @@ final class HazelcastMemberLauncherTest {
                 .containsKey(SluiceSerializerFactory.factoryId()));
         assertEquals(1, config.getMapConfig("sluice").getBackupCount(), "Sluice's map settings win");
         assertEquals(InMemoryFormat.OBJECT, config.getMapConfig("sluice-ephemeral").getInMemoryFormat());
+        assertEquals(1, config.getMapConfig("sluice-async-backup").getAsyncBackupCount());
+        assertEquals(0, config.getMapConfig("sluice-async-backup").getBackupCount());
     }
 
     @Test
