@@ -43,7 +43,7 @@ final class FaultOwnerKilledAsyncBackupTest {
     private static final int KILL_AFTER = KEYS * LIMIT / 2;
     private static final Duration WINDOW = Duration.ofDays(1);
     /** "The last moments" before the kill, over which grants are counted for the report. */
-    private static final long LAST_MOMENTS_MILLIS = 50;
+    private static final long LAST_MOMENTS_MILLIS = 10;
 
     /**
      * Three member JVMs, two clients in this JVM, 8 threads making single-permit acquisitions on 8 keys of limit
