@@ -14,11 +14,13 @@ public enum Durability {
     /** No backup: faster, and the loss of a member resets the budgets it owned. */
     EPHEMERAL,
     /**
-     * State has an asynchronous backup, as a Redis replica is: a decision is answered as soon as its owner has
-     * made it, and its backup follows a moment later. The loss of a member keeps its budgets, less the decisions
-     * whose backups had not yet arrived: those of its last moments (the decisions in flight when it died, and
-     * for the next few milliseconds before), which the new owner then grants again. Near {@link #EPHEMERAL}'s
-     * speed.
+     * State has one asynchronous backup and no synchronous one, as a Redis primary has its replica: a decision is
+     * answered as soon as its owner has made it, and its backup, sent at the same moment, is not waited for. Near
+     * {@link #EPHEMERAL}'s speed. The loss of a key's owner keeps the budget its backup holds, which lacks only
+     * the decisions whose backups had not been applied yet: those of the owner's last moments, about as many as
+     * were in flight when it died. The new owner grants those permits again, so a key may admit that many beyond
+     * its limit once. The loss of the member holding a backup forgets nothing; losing owner and backup together
+     * resets the budget, as it does for {@link #REPLICATED}.
      */
     REPLICATED_ASYNC
 }
