@@ -133,6 +133,9 @@ public class DecisionBench {
             // 1,100 µs a decision over three 2 s iterations of the raw floor.
             Exhaust.decideOnce(subject, 0, keyCount, true);
         }
+        if (durability.equals("REPLICATED_ASYNC")) {
+            Exhaust.settle(subject, keyCount);
+        }
     }
 
     private HazelcastInstance connect() {

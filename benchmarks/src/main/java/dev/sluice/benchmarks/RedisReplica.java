@@ -26,9 +26,14 @@ final class RedisReplica implements AutoCloseable {
         this.processes = processes;
     }
 
-    /** The running pair, started if need be; empty when there is no {@code redis-server} to start. */
+    /** The pair on {@link #PRIMARY_PORT} and {@link #REPLICA_PORT}. */
     static Optional<RedisReplica> start() throws IOException {
-        if (replicas(PRIMARY_PORT) >= 1) {
+        return start(PRIMARY_PORT, REPLICA_PORT);
+    }
+
+    /** The running pair, started if need be; empty when there is no {@code redis-server} to start. */
+    static Optional<RedisReplica> start(int primaryPort, int replicaPort) throws IOException {
+        if (replicas(primaryPort) >= 1) {
             return Optional.of(new RedisReplica(List.of()));
         }
         Optional<String> server = server();
@@ -38,13 +43,13 @@ final class RedisReplica implements AutoCloseable {
         List<Process> processes = new ArrayList<>();
         RedisReplica pair = new RedisReplica(processes);
         try {
-            processes.add(launch(server.get(), PRIMARY_PORT));
-            processes.add(launch(server.get(), REPLICA_PORT, "--replicaof", "127.0.0.1", Integer.toString(PRIMARY_PORT)));
+            processes.add(launch(server.get(), primaryPort));
+            processes.add(launch(server.get(), replicaPort, "--replicaof", "127.0.0.1", Integer.toString(primaryPort)));
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (replicas(PRIMARY_PORT) < 1) {
+            while (replicas(primaryPort) < 1) {
                 if (System.nanoTime() > deadline) {
-                    throw new IOException("the Redis replica on " + REPLICA_PORT + " did not attach to the primary on "
-                            + PRIMARY_PORT + " within 30 s");
+                    throw new IOException("the Redis replica on " + replicaPort + " did not attach to the primary on "
+                            + primaryPort + " within 30 s");
                 }
                 BenchCluster.sleep(50);
             }

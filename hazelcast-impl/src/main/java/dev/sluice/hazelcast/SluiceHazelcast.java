@@ -27,7 +27,9 @@ import java.util.Objects;
  * the budgets it owned), and {@code <name>}{@value #ASYNC_BACKUP_SUFFIX} for {@link Durability#REPLICATED_ASYNC}
  * ones (one asynchronous backup and no synchronous one: a member loss forgets only the decisions whose backups
  * were still on their way). All use the {@code OBJECT} in-memory format (the state, a {@code long[]}, is
- * never serialized by a decision) and {@link SluiceMergePolicy}.
+ * never serialized by a decision) and {@link SluiceMergePolicy}. A member configured by a Sluice older than
+ * {@code REPLICATED_ASYNC} leaves its map to Hazelcast's defaults (a synchronous backup, {@code BINARY}, no Sluice
+ * merge policy, no bound), so choose it once every member runs a Sluice that has it.
  *
  * <p>Bound: each map holds at most its {@link Capacity} of keys per member ({@link Capacity#defaults()}: a
  * quarter of the member's heap at {@value Capacity#ESTIMATED_BYTES_PER_KEY} bytes a key, counting the
