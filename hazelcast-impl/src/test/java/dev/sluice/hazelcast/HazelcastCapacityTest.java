@@ -79,6 +79,9 @@ final class HazelcastCapacityTest {
         Config defaults = SluiceHazelcast.configure(new Config());
         long expected = Capacity.defaults().resolveMaxKeys(Runtime.getRuntime().maxMemory(), 2);
         assertEquals(expected, SluiceHazelcast.maxKeys(defaults, "sluice"), "a quarter of the heap, two copies a key");
+        assertEquals(expected, SluiceHazelcast.maxKeys(defaults, "sluice-async-backup"), "an asynchronous backup is a copy too");
+        assertEquals(Capacity.defaults().resolveMaxKeys(Runtime.getRuntime().maxMemory(), 1),
+                SluiceHazelcast.maxKeys(defaults, "sluice-ephemeral"), "one copy a key");
         assertEquals(EvictionPolicy.NONE, defaults.getMapConfig("sluice-ephemeral").getEvictionConfig().getEvictionPolicy());
     }
 
