@@ -25,7 +25,8 @@ import java.util.concurrent.TimeUnit;
  * Hazelcast members and clients for the benchmarks, on 127.0.0.1, ports 6101-6199 only: the same config
  * for a member in this JVM and for one in a member JVM started by {@link #startMemberJvms}.
  *
- * <p>Maps: Sluice's ({@code sluice} with one backup, {@code sluice-ephemeral} with none), {@value #RAW}
+ * <p>Maps: Sluice's ({@code sluice} with one backup, {@code sluice-ephemeral} with none, {@code sluice-async-backup}
+ * with one asynchronous backup), {@value #RAW}
  * and {@value #RAW_EPHEMERAL} for {@link RawCounterProcessor} (the same backup counts and {@code OBJECT}
  * format as Sluice's), and {@value #BUCKET4J} (Hazelcast's defaults: one backup, {@code BINARY}, as
  * Bucket4j documents it).
@@ -103,7 +104,8 @@ final class BenchCluster {
     /** Empties every benchmark map, so the next run starts from nothing and members stay small. */
     static void clearMaps(HazelcastInstance hz) {
         for (String map : List.of(SluiceHazelcast.DEFAULT_MAP_NAME,
-                SluiceHazelcast.ephemeralMapName(SluiceHazelcast.DEFAULT_MAP_NAME), RAW, RAW_EPHEMERAL, RAW_TTL, BUCKET4J)) {
+                SluiceHazelcast.ephemeralMapName(SluiceHazelcast.DEFAULT_MAP_NAME),
+                SluiceHazelcast.asyncBackupMapName(SluiceHazelcast.DEFAULT_MAP_NAME), RAW, RAW_EPHEMERAL, RAW_TTL, BUCKET4J)) {
             hz.getMap(map).clear();
         }
     }

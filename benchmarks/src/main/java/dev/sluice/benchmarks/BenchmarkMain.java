@@ -46,12 +46,16 @@ public final class BenchmarkMain {
             this(name, params, threads, false);
         }
 
-        /** This pass with its contenders rotated left by {@code by}. */
+        /** This pass with its contenders (and durabilities, where it has several) rotated left by {@code by}. */
         Pass rotated(int by) {
-            List<String> contenders = new ArrayList<>(params.get("contender"));
-            java.util.Collections.rotate(contenders, -by);
             Map<String, List<String>> p = new LinkedHashMap<>(params);
-            p.put("contender", contenders);
+            for (String rotating : List.of("contender", "durability")) {
+                if (p.containsKey(rotating)) {
+                    List<String> values = new ArrayList<>(p.get(rotating));
+                    java.util.Collections.rotate(values, -by);
+                    p.put(rotating, values);
+                }
+            }
             return new Pass(name, p, threads, repeated);
         }
     }
@@ -96,6 +100,8 @@ public final class BenchmarkMain {
     private List<String> only = List.of();
     private List<Integer> onlyThreads = List.of();
     private String profiler;
+    /** A Redis primary with an asynchronous replica runs ({@link RedisReplica}): the durability pass has its peer. */
+    private boolean redisReplica;
 
     private BenchmarkMain(boolean smoke, Path out, int warmup, int iterations, int seconds) throws IOException {
         this.smoke = smoke;
@@ -170,6 +176,10 @@ public final class BenchmarkMain {
                 : List.of();
         List<Cell> measured = new ArrayList<>();
         String report = write(date, argLine, started, loadBefore, redis, cells, measured, memory, cpu);
+        // Equal durability: Redis with an asynchronous replica, started here (and stopped below) when wanted.
+        java.util.Optional<RedisReplica> replica = !smoke && (only.isEmpty() || only.contains("redis-replica"))
+                ? RedisReplica.start() : java.util.Optional.empty();
+        redisReplica = replica.isPresent();
         try {
             if (smoke) {
                 jvmArgs.add("-D" + DecisionBench.EMBEDDED_PROPERTY + "=solo");
@@ -209,6 +219,7 @@ public final class BenchmarkMain {
             }
         } finally {
             BenchCluster.kill(members);
+            replica.ifPresent(RedisReplica::close);
         }
         if (only.isEmpty() || only.contains("memory")) {
             memory = MemoryPerKey.measure(smoke ? 2_000 : 100_000);
@@ -269,6 +280,17 @@ public final class BenchmarkMain {
         // The token bucket too, so that this pass alone has each algorithm's ratio to it, from the same run.
         algorithms.put("algorithm", ALGORITHMS);
         passes.add(new Pass("algorithms", algorithms, List.of(8)));
+
+        // Equal durability: the asynchronous backup beside no backup, and Redis with its asynchronous replica,
+        // every round, so that their ratios are taken within a run.
+        Map<String, List<String>> durability = params(List.of("sluice-coalesced"), both, List.of("uniform"),
+                List.of("grant"));
+        durability.put("durability", List.of("REPLICATED_ASYNC", "EPHEMERAL"));
+        passes.add(new Pass("durability", durability, List.of(32), true));
+        if (redisReplica) {
+            passes.add(new Pass("redis-replica", params(List.of("redis-replica"), List.of("none"), List.of("uniform"),
+                    List.of("grant")), List.of(32), true));
+        }
         return passes;
     }
 

@@ -71,7 +71,7 @@ public class DecisionBench {
 
     /**
      * sluice, sluice-async, sluice-coalesced, sluice-coalesced-async, raw, raw-async, bucket4j,
-     * bucket4j-async, local, redis.
+     * bucket4j-async, local, redis, redis-replica (Redis with an asynchronous replica).
      */
     @Param({"sluice"})
     public String contender;
@@ -92,7 +92,7 @@ public class DecisionBench {
     @Param({"token-bucket"})
     public String algorithm;
 
-    /** REPLICATED or EPHEMERAL, for Sluice and the raw processor. */
+    /** REPLICATED, REPLICATED_ASYNC or EPHEMERAL for Sluice; REPLICATED or EPHEMERAL for the raw processor. */
     @Param({"REPLICATED"})
     public String durability;
 
@@ -119,7 +119,7 @@ public class DecisionBench {
     public void setUp() throws Exception {
         keyCount = keys.equals("hot") ? 1 : UNIFORM_KEYS;
         openPercent = outcome.equals("grant") ? 100 : 10;
-        if (!contender.equals("local") && !contender.equals("redis")) {
+        if (!contender.equals("local") && !contender.startsWith("redis")) {
             hazelcast = connect();
         }
         subject = newContender();
@@ -132,6 +132,9 @@ public class DecisionBench {
             // a new backup) early and updates later, and drift within its own run: 2,400 µs down to
             // 1,100 µs a decision over three 2 s iterations of the raw floor.
             Exhaust.decideOnce(subject, 0, keyCount, true);
+        }
+        if (durability.equals("REPLICATED_ASYNC")) {
+            Exhaust.settle(subject, keyCount);
         }
     }
 
@@ -218,6 +221,15 @@ public class DecisionBench {
                             + "; start one with benchmarks/redis.sh");
                 }
                 RedisContender redis = new RedisContender(keyCount, 64);
+                redis.flush();
+                return redis;
+            }
+            case "redis-replica": {
+                if (RedisReplica.replicas(RedisReplica.PRIMARY_PORT) < 1) {
+                    throw new IllegalStateException("no Redis primary with an attached replica on 127.0.0.1:"
+                            + RedisReplica.PRIMARY_PORT + "; BenchmarkMain starts one when redis-server is installed");
+                }
+                RedisContender redis = new RedisContender(keyCount, 64, RedisReplica.PRIMARY_PORT);
                 redis.flush();
                 return redis;
             }

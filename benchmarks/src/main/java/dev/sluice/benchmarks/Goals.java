@@ -111,6 +111,60 @@ final class Goals {
         return md.toString();
     }
 
+    /**
+     * Equal durability: coalesced Sluice with an asynchronous backup, at 32 threads on 100,000 keys, within 10% of
+     * the same cell without a backup (÷ EPHEMERAL ≥ 0.90) and at least Redis + Lua with its asynchronous replica
+     * (÷ ≥ 1.0), embedded and client; each ratio within a round of the durability and redis-replica passes.
+     */
+    static String equalDurability(List<Cell> cells, List<Cell> measured) {
+        List<Cell> async = new ArrayList<>();
+        for (String topology : TOPOLOGIES) {
+            find(cells, x -> x.contender().equals("sluice-coalesced") && x.durability().equals("REPLICATED_ASYNC")
+                    && x.algorithm().equals("token-bucket") && x.topology().equals(topology)
+                    && x.keys().equals("uniform") && x.outcome().equals("grant") && x.threads() == 32)
+                    .ifPresent(async::add);
+        }
+        if (async.isEmpty()) {
+            return "";
+        }
+        StringBuilder md = new StringBuilder("## Equal durability, checked on these numbers\n\n");
+        md.append("Coalesced Sluice with an asynchronous backup (REPLICATED_ASYNC), 32 threads, 100,000 keys: within 10% of"
+                + " EPHEMERAL (÷ ≥ 0.90) and ≥ Redis + Lua with its asynchronous replica (÷ ≥ 1.0). Each ratio is taken"
+                + " within a round and shown as the median of the rounds, with their range.\n\n");
+        md.append("| setting | REPLICATED_ASYNC ops/s | range | ÷ EPHEMERAL | ÷ Redis + replica | ÷ Redis alone |\n"
+                + "|---|---:|---:|---:|---:|---:|\n");
+        for (Cell s : async) {
+            Optional<Ratio> ephemeral = perDurabilityRound(measured, s, b -> b.contender().equals(s.contender())
+                    && b.durability().equals("EPHEMERAL") && b.algorithm().equals(s.algorithm())
+                    && b.topology().equals(s.topology()) && b.keys().equals(s.keys())
+                    && b.outcome().equals(s.outcome()) && b.threads() == s.threads());
+            Optional<Ratio> replica = perDurabilityRound(measured, s, b -> b.contender().equals("redis-replica")
+                    && b.keys().equals(s.keys()) && b.outcome().equals(s.outcome()) && b.threads() == s.threads());
+            Optional<Ratio> alone = perDurabilityRound(measured, s, b -> b.contender().equals("redis")
+                    && b.keys().equals(s.keys()) && b.outcome().equals(s.outcome()) && b.threads() == s.threads());
+            md.append(String.format(Locale.ROOT, "| %s %s %d thr | %s | %s | %s | %s | %s |%n", s.topology(), s.keys(),
+                    s.threads(), fmt(s.opsPerSecond()), range(s), ephemeral.map(r -> r.show(0.9, true)).orElse("–"),
+                    replica.map(r -> r.show(1.0, true)).orElse("–"),
+                    alone.map(r -> ratio(r.median())).orElse("–")));
+        }
+        md.append('\n');
+        return md.toString();
+    }
+
+    /** Per round, the ops/s of {@code s}'s cell ÷ that of the cell {@code other} picks in the same round. */
+    private static Optional<Ratio> perDurabilityRound(List<Cell> measured, Cell s, Predicate<Cell> other) {
+        List<Double> r = new ArrayList<>();
+        for (Cell a : measured) {
+            if (a.contender().equals(s.contender()) && a.durability().equals(s.durability())
+                    && a.algorithm().equals(s.algorithm()) && a.topology().equals(s.topology())
+                    && a.keys().equals(s.keys()) && a.outcome().equals(s.outcome()) && a.threads() == s.threads()) {
+                find(measured, b -> b.round() == a.round() && other.test(b))
+                        .ifPresent(b -> r.add(a.opsPerSecond() / b.opsPerSecond()));
+            }
+        }
+        return summary(r);
+    }
+
     private static Optional<CpuPerDecision.Row> cpu(List<CpuPerDecision.Row> cpu, String contender) {
         return cpu.stream().filter(r -> r.contender().equals(contender) && r.outcome().equals("grant")).findFirst();
     }

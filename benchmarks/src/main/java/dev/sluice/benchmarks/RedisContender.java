@@ -47,10 +47,15 @@ final class RedisContender implements Contender {
     private static final List<String> CLOSED_ARGS = List.of("1", "1", "3600000");
 
     RedisContender(int keys, int threads) {
+        this(keys, threads, PORT);
+    }
+
+    /** The same buckets in the Redis on {@code port} (a primary with a replica: {@link RedisReplica}). */
+    RedisContender(int keys, int threads, int port) {
         GenericObjectPoolConfig<Connection> pool = new GenericObjectPoolConfig<>();
         pool.setMaxTotal(threads + 8);
         pool.setMaxIdle(threads + 8);
-        this.redis = new JedisPooled(pool, HOST, PORT);
+        this.redis = new JedisPooled(pool, HOST, port);
         this.sha = redis.scriptLoad(SCRIPT);
         String[] names = Keys.names(keys);
         this.open = new String[keys];

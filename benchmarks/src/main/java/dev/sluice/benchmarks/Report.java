@@ -17,7 +17,7 @@ final class Report {
             boolean smoke) {}
 
     private static final List<String> ORDER = List.of("sluice", "sluice-coalesced", "raw", "bucket4j", "local",
-            "redis");
+            "redis", "redis-replica");
     private static final String HEADER = "| topology | keys | outcome | threads | contender | ops/s | ops/s range | p50 µs"
             + " | p99 µs | p99.9 µs | vs Sluice | granted % |\n|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n";
 
@@ -55,7 +55,7 @@ final class Report {
                         Optional<Cell> ref = find(cells, x -> x.contender().equals("sluice") && x.topology().equals(topology)
                                 && base(x) && x.keys().equals(keys) && x.outcome().equals(outcome) && x.threads() == threads);
                         for (String contender : ORDER) {
-                            boolean noTopology = contender.equals("local") || contender.equals("redis");
+                            boolean noTopology = contender.equals("local") || contender.startsWith("redis");
                             if (noTopology && ref.isEmpty()) {
                                 continue;
                             }
@@ -88,6 +88,8 @@ final class Report {
             row(md, x, x.topology(), replicated, granted);
         }
         md.append('\n');
+
+        md.append(equalDurability(cells, granted));
 
         md.append("## Every algorithm (Sluice, embedded, 100,000 keys, granted)\n\n");
         md.append("`vs Sluice` = ops/s ÷ token bucket's in the same setting.\n\n");
@@ -133,8 +135,43 @@ final class Report {
         md.append('\n');
         if (!c.smoke()) {
             md.append(Goals.render(cells, measured, cpu, c.rounds()));
+            md.append(Goals.equalDurability(cells, measured));
             md.append(refusalCost(cells));
         }
+        return md.toString();
+    }
+
+    /**
+     * The durability pass: each asynchronous-backup cell with the same contender's synchronous backup (peers pass)
+     * and no backup, and Redis alone and with its asynchronous replica, in the same setting.
+     */
+    static String equalDurability(List<Cell> cells, Map<String, Double> granted) {
+        List<Cell> async = select(cells, x -> x.durability().equals("REPLICATED_ASYNC"));
+        if (async.isEmpty()) {
+            return "";
+        }
+        StringBuilder md = new StringBuilder("## Equal durability: REPLICATED_ASYNC (one asynchronous backup), EPHEMERAL"
+                + " and Redis with an asynchronous replica\n\n");
+        md.append("`redis-replica` is a Redis primary on 127.0.0.1:").append(RedisReplica.PRIMARY_PORT)
+                .append(" with one replica (`redis-server --replicaof`) on ").append(RedisReplica.REPLICA_PORT)
+                .append(", which Redis feeds asynchronously as Hazelcast feeds an asynchronous backup. `vs Sluice`"
+                + " here is ops/s ÷ the same setting's REPLICATED_ASYNC ops/s.\n\n");
+        md.append(HEADER);
+        for (Cell x : async) {
+            Optional<Cell> ref = Optional.of(x);
+            for (String durability : List.of("REPLICATED", "REPLICATED_ASYNC", "EPHEMERAL")) {
+                find(cells, y -> y.contender().equals(x.contender()) && y.durability().equals(durability)
+                        && y.algorithm().equals(x.algorithm()) && y.topology().equals(x.topology())
+                        && y.keys().equals(x.keys()) && y.outcome().equals(x.outcome()) && y.threads() == x.threads())
+                        .ifPresent(y -> row(md, y, y.topology(), ref, granted));
+            }
+            for (String redis : List.of("redis", "redis-replica")) {
+                find(cells, y -> y.contender().equals(redis) && y.keys().equals(x.keys())
+                        && y.outcome().equals(x.outcome()) && y.threads() == x.threads())
+                        .ifPresent(y -> row(md, y, x.topology(), ref, granted));
+            }
+        }
+        md.append('\n');
         return md.toString();
     }
 
@@ -176,7 +213,7 @@ final class Report {
         String vs = ref.map(r -> ratio(x.opsPerSecond() / r.opsPerSecond())).orElse("–");
         Double g = granted.get(BenchmarkMain.auxKey(x));
         md.append(String.format(Locale.ROOT, "| %s | %s | %s | %d | %s%s | %s | %s | %s | %s | %s | %s | %s |%n", topology,
-                x.keys(), x.outcome(), x.threads(), x.contender(), x.durability().equals("EPHEMERAL") ? " EPHEMERAL" : "",
+                x.keys(), x.outcome(), x.threads(), x.contender(), x.durability().equals("REPLICATED") ? "" : " " + x.durability(),
                 fmt(x.opsPerSecond()), range(x), fmt(x.p50()), fmt(x.p99()), fmt(x.p999()), vs,
                 g == null ? "–" : String.format(Locale.ROOT, "%.1f", g)));
     }

@@ -82,7 +82,7 @@ final class HazelcastDecisionStore implements DecisionStore {
     }
 
     /**
-     * On a member: the owned entries, the bound and the evictions of both maps on this member (a member of a
+     * On a member: the owned entries, the bound and the evictions of the three maps on this member (a member of a
      * larger cluster sees its own share); on a client, only the capacity refusals this process received.
      */
     @Override
@@ -93,14 +93,14 @@ final class HazelcastDecisionStore implements DecisionStore {
         }
         long keys = 0;
         long evictions = 0;
+        long maxKeys = 0;
         for (Durability durability : Durability.values()) {
             LocalMapStats stats = sender.map(durability).getLocalMapStats();
             keys += stats.getOwnedEntryCount();
             evictions += stats.getEvictionCount();
+            long max = SluiceHazelcast.maxKeys(instance.getConfig(), SluiceHazelcast.mapName(sender.mapName(), durability));
+            maxKeys = maxKeys < 0 || max < 0 ? -1 : maxKeys + max;
         }
-        long replicatedMax = SluiceHazelcast.maxKeys(instance.getConfig(), sender.mapName());
-        long ephemeralMax = SluiceHazelcast.maxKeys(instance.getConfig(), SluiceHazelcast.ephemeralMapName(sender.mapName()));
-        long maxKeys = replicatedMax < 0 || ephemeralMax < 0 ? -1 : replicatedMax + ephemeralMax;
         return new StoreStatistics(keys, maxKeys, evictions, refusals, sender.overflowDecisions.sum(),
                 sender.overflowRefusals.sum(), -1);
     }

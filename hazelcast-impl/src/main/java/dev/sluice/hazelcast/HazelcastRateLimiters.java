@@ -49,7 +49,8 @@ public final class HazelcastRateLimiters {
     }
 
     /**
-     * Limiters in the map {@code mapName} (and {@code mapName + "-ephemeral"} for ephemeral limiters),
+     * Limiters in the map {@code mapName} (and {@code mapName + "-ephemeral"} for ephemeral limiters,
+     * {@code mapName + "-async-backup"} for {@link dev.sluice.limiter.Durability#REPLICATED_ASYNC} ones),
      * with keys under {@code keyPrefix}. Members must have been configured with
      * {@link SluiceHazelcast#configure(com.hazelcast.config.Config, String)} for the same map name.
      *

@@ -20,6 +20,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -51,8 +52,9 @@ final class Sender {
 
     private final HazelcastInstance instance;
     private final String mapName;
-    private volatile IMap<String, long[]> replicated;
-    private volatile IMap<String, long[]> ephemeral;
+    /** Each durability's map by ordinal, looked up on first use ({@link #map}). */
+    private final AtomicReferenceArray<IMap<String, long[]>> maps =
+            new AtomicReferenceArray<>(Durability.values().length);
     private final Executor callbacks;
     /** The pool Sluice created for {@link #callbacks}, or {@code null} when the user supplied it. */
     private final ExecutorService ownPool;
@@ -124,16 +126,11 @@ final class Sender {
      * (which then follows its failure mode), not the creation of the limiters.
      */
     IMap<String, long[]> map(Durability durability) {
-        if (durability == Durability.EPHEMERAL) {
-            IMap<String, long[]> map = ephemeral;
-            if (map == null) {
-                ephemeral = map = instance.getMap(SluiceHazelcast.ephemeralMapName(mapName));
-            }
-            return map;
-        }
-        IMap<String, long[]> map = replicated;
+        int at = durability.ordinal();
+        IMap<String, long[]> map = maps.get(at);
         if (map == null) {
-            replicated = map = instance.getMap(mapName);
+            map = instance.getMap(SluiceHazelcast.mapName(mapName, durability));
+            maps.set(at, map);
         }
         return map;
     }
@@ -353,7 +350,8 @@ final class Sender {
 
     @Override
     public String toString() {
-        return lanes + ", maps " + mapName + ", " + SluiceHazelcast.ephemeralMapName(mapName) + " on "
+        return lanes + ", maps " + mapName + ", " + SluiceHazelcast.ephemeralMapName(mapName) + ", "
+                + SluiceHazelcast.asyncBackupMapName(mapName) + " on "
                 + instance.getName();
     }
 }

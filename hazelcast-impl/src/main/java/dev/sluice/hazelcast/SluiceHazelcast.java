@@ -24,8 +24,12 @@ import java.util.Objects;
  * <p>Maps: {@value #DEFAULT_MAP_NAME} for {@link Durability#REPLICATED} limiters (one synchronous
  * backup: an acknowledged decision survives the loss of one member) and {@code <name>}{@value
  * #EPHEMERAL_SUFFIX} for {@link Durability#EPHEMERAL} ones (no backup: faster, and a member loss resets
- * the budgets it owned). Both use the {@code OBJECT} in-memory format (the state, a {@code long[]}, is
- * never serialized by a decision) and {@link SluiceMergePolicy}.
+ * the budgets it owned), and {@code <name>}{@value #ASYNC_BACKUP_SUFFIX} for {@link Durability#REPLICATED_ASYNC}
+ * ones (one asynchronous backup and no synchronous one: a member loss forgets only the decisions whose backups
+ * were still on their way). All use the {@code OBJECT} in-memory format (the state, a {@code long[]}, is
+ * never serialized by a decision) and {@link SluiceMergePolicy}. A member configured by a Sluice older than
+ * {@code REPLICATED_ASYNC} leaves its map to Hazelcast's defaults (a synchronous backup, {@code BINARY}, no Sluice
+ * merge policy, no bound), so choose it once every member runs a Sluice that has it.
  *
  * <p>Bound: each map holds at most its {@link Capacity} of keys per member ({@link Capacity#defaults()}: a
  * quarter of the member's heap at {@value Capacity#ESTIMATED_BYTES_PER_KEY} bytes a key, counting the
@@ -47,6 +51,8 @@ public final class SluiceHazelcast {
     public static final String DEFAULT_MAP_NAME = "sluice";
     /** Appended to the map name to name the map of ephemeral limiters. */
     public static final String EPHEMERAL_SUFFIX = "-ephemeral";
+    /** Appended to the map name to name the map of limiters with an asynchronous backup. */
+    public static final String ASYNC_BACKUP_SUFFIX = "-async-backup";
     /** User-context key of an {@link java.time.InstantSource} that replaces cluster time (tests only). */
     public static final String CLOCK_KEY = "sluice.clock";
     /** User-context key of the registry of maps that refuse new keys at their bound (set by {@code configure}). */
@@ -55,8 +61,9 @@ public final class SluiceHazelcast {
     private SluiceHazelcast() {}
 
     /**
-     * Registers Sluice's serialization factory and configures the maps {@value #DEFAULT_MAP_NAME} and
-     * {@value #DEFAULT_MAP_NAME}{@value #EPHEMERAL_SUFFIX} on a member config.
+     * Registers Sluice's serialization factory and configures the maps {@value #DEFAULT_MAP_NAME},
+     * {@value #DEFAULT_MAP_NAME}{@value #EPHEMERAL_SUFFIX} and {@value #DEFAULT_MAP_NAME}{@value #ASYNC_BACKUP_SUFFIX}
+     * on a member config.
      *
      * @return {@code config}
      * @throws IllegalStateException if another factory already uses Sluice's factory id
@@ -66,8 +73,9 @@ public final class SluiceHazelcast {
     }
 
     /**
-     * Registers Sluice's serialization factory and configures the maps {@code mapName} (backup count 1)
-     * and {@code mapName + "-ephemeral"} (backup count 0), both {@code OBJECT} in-memory format with
+     * Registers Sluice's serialization factory and configures the maps {@code mapName} (backup count 1),
+     * {@code mapName + "-ephemeral"} (backup count 0) and {@code mapName + "-async-backup"} (backup count 0,
+     * asynchronous backup count 1), all {@code OBJECT} in-memory format with
      * {@link SluiceMergePolicy}, bounded by {@link Capacity#defaults()} unless the config already gives the map
      * an eviction of its own, which is then kept. Other settings of those maps (from the config's defaults) are
      * kept.
@@ -80,9 +88,9 @@ public final class SluiceHazelcast {
     }
 
     /**
-     * {@link #configure(Config, String)} with each of the two maps bounded by {@code capacity} per member,
+     * {@link #configure(Config, String)} with each of the three maps bounded by {@code capacity} per member,
      * whatever eviction the config had: a heap share is resolved against this JVM's maximum heap, counting
-     * one backup copy per key for the replicated map.
+     * one backup copy per key for the maps with a backup.
      *
      * @return {@code config}
      * @throws IllegalStateException if another factory already uses Sluice's factory id
@@ -92,8 +100,9 @@ public final class SluiceHazelcast {
         Objects.requireNonNull(mapName, "mapName");
         register(config.getSerializationConfig());
         MemberCapacity registry = MemberCapacity.of(config.getUserContext());
-        configureMap(config.getMapConfig(mapName), 1, capacity, registry);
-        configureMap(config.getMapConfig(ephemeralMapName(mapName)), 0, capacity, registry);
+        configureMap(config.getMapConfig(mapName), 1, 0, capacity, registry);
+        configureMap(config.getMapConfig(ephemeralMapName(mapName)), 0, 0, capacity, registry);
+        configureMap(config.getMapConfig(asyncBackupMapName(mapName)), 0, 1, capacity, registry);
         return config;
     }
 
@@ -176,9 +185,24 @@ public final class SluiceHazelcast {
         return mapName + EPHEMERAL_SUFFIX;
     }
 
-    private static void configureMap(MapConfig map, int backupCount, Capacity capacity, MemberCapacity registry) {
+    /** The map that holds limiters with an asynchronous backup when replicated ones are in {@code mapName}. */
+    public static String asyncBackupMapName(String mapName) {
+        return mapName + ASYNC_BACKUP_SUFFIX;
+    }
+
+    /** The map that holds the limiters of {@code durability} when replicated ones are in {@code mapName}. */
+    public static String mapName(String mapName, Durability durability) {
+        return switch (durability) {
+            case REPLICATED -> mapName;
+            case EPHEMERAL -> ephemeralMapName(mapName);
+            case REPLICATED_ASYNC -> asyncBackupMapName(mapName);
+        };
+    }
+
+    private static void configureMap(MapConfig map, int backupCount, int asyncBackupCount, Capacity capacity,
+            MemberCapacity registry) {
         map.setBackupCount(backupCount);
-        map.setAsyncBackupCount(0);
+        map.setAsyncBackupCount(asyncBackupCount);
         map.setInMemoryFormat(InMemoryFormat.OBJECT);
         map.setMergePolicyConfig(new MergePolicyConfig(SluiceMergePolicy.class.getName(),
                 MergePolicyConfig.DEFAULT_BATCH_SIZE));
@@ -186,7 +210,7 @@ public final class SluiceHazelcast {
             return; // bounded already: by the user's eviction, or by an earlier configure
         }
         Capacity bound = capacity == null ? Capacity.defaults() : capacity;
-        long maxKeys = bound.resolveMaxKeys(Runtime.getRuntime().maxMemory(), 1 + backupCount);
+        long maxKeys = bound.resolveMaxKeys(Runtime.getRuntime().maxMemory(), 1 + backupCount + asyncBackupCount);
         EvictionConfig eviction = map.getEvictionConfig().setMaxSizePolicy(MaxSizePolicy.PER_NODE)
                 .setSize((int) maxKeys);
         if (bound.policy() == Capacity.Policy.EVICT_LEAST_RECENTLY_USED_RESETTING_BUDGETS) {

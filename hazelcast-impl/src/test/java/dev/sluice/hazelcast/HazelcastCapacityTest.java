@@ -79,6 +79,9 @@ final class HazelcastCapacityTest {
         Config defaults = SluiceHazelcast.configure(new Config());
         long expected = Capacity.defaults().resolveMaxKeys(Runtime.getRuntime().maxMemory(), 2);
         assertEquals(expected, SluiceHazelcast.maxKeys(defaults, "sluice"), "a quarter of the heap, two copies a key");
+        assertEquals(expected, SluiceHazelcast.maxKeys(defaults, "sluice-async-backup"), "an asynchronous backup is a copy too");
+        assertEquals(Capacity.defaults().resolveMaxKeys(Runtime.getRuntime().maxMemory(), 1),
+                SluiceHazelcast.maxKeys(defaults, "sluice-ephemeral"), "one copy a key");
         assertEquals(EvictionPolicy.NONE, defaults.getMapConfig("sluice-ephemeral").getEvictionConfig().getEvictionPolicy());
     }
 
@@ -184,7 +187,7 @@ final class HazelcastCapacityTest {
             assertEquals(refused, floods.get(0).statistics().capacityRefused() + floods.get(1).statistics().capacityRefused());
             assertEquals(floods.get(1).statistics().capacityRefused(), onClient.storeStatistics().capacityRefusals());
             assertEquals(0, onMember.storeStatistics().evictions(), "refusing never evicts");
-            assertEquals(2L * BOUND, onMember.storeStatistics().maxKeys(), "both maps' bounds");
+            assertEquals(3L * BOUND, onMember.storeStatistics().maxKeys(), "the three maps' bounds");
 
             PartitionedRateLimiter<String> strict = onClient.partitioned("strict-refusing", FLOOD,
                     LimiterOptions.builder().decisionTimeout(Duration.ofSeconds(30)).build());

@@ -18,13 +18,16 @@ final class HazelcastMemberLauncherTest {
     @Test
     void config_fromYamlFile_addsSluiceOnTop(@TempDir Path dir) throws Exception {
         Path yaml = dir.resolve("hazelcast.yaml");
-        Files.writeString(yaml, "hazelcast:\n  cluster-name: from-file\n  map:\n    sluice:\n      backup-count: 2\n");
+        Files.writeString(yaml, "hazelcast:\n  cluster-name: from-file\n  map:\n    sluice:\n      backup-count: 2\n"
+                + "    sluice-async-backup:\n      backup-count: 1\n      async-backup-count: 0\n");
         Config config = SluiceMember.config(new String[] {yaml.toString()});
         assertEquals("from-file", config.getClusterName());
         assertTrue(config.getSerializationConfig().getDataSerializableFactories()
                 .containsKey(SluiceSerializerFactory.factoryId()));
         assertEquals(1, config.getMapConfig("sluice").getBackupCount(), "Sluice's map settings win");
         assertEquals(InMemoryFormat.OBJECT, config.getMapConfig("sluice-ephemeral").getInMemoryFormat());
+        assertEquals(1, config.getMapConfig("sluice-async-backup").getAsyncBackupCount());
+        assertEquals(0, config.getMapConfig("sluice-async-backup").getBackupCount());
     }
 
     @Test

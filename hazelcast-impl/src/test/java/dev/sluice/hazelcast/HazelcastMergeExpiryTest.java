@@ -54,6 +54,8 @@ final class HazelcastMergeExpiryTest {
         REPLICATED(SluiceHazelcast.DEFAULT_MAP_NAME),
         /** The ephemeral map: no backup. */
         EPHEMERAL(SluiceHazelcast.ephemeralMapName(SluiceHazelcast.DEFAULT_MAP_NAME)),
+        /** The map with an asynchronous backup (which lands later, so only the owner's record is checked). */
+        ASYNC_BACKUP(SluiceHazelcast.asyncBackupMapName(SluiceHazelcast.DEFAULT_MAP_NAME)),
         /** {@code MergeOpSteps}, which Hazelcast runs for offloaded operations (forced here). */
         STEPPED(SluiceHazelcast.DEFAULT_MAP_NAME);
 

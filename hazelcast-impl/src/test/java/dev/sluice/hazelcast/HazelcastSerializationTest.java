@@ -102,7 +102,14 @@ final class HazelcastSerializationTest {
         assertEquals(1, replicated.getBackupCount());
         assertEquals(InMemoryFormat.OBJECT, replicated.getInMemoryFormat());
         assertEquals(SluiceMergePolicy.class.getName(), replicated.getMergePolicyConfig().getPolicy());
+        assertEquals(0, replicated.getAsyncBackupCount());
         assertEquals(0, config.getMapConfig("sluice-ephemeral").getBackupCount());
+        assertEquals(0, config.getMapConfig("sluice-ephemeral").getAsyncBackupCount());
+        MapConfig asyncBackup = config.getMapConfig("sluice-async-backup");
+        assertEquals(0, asyncBackup.getBackupCount(), "no synchronous backup: nothing waits for an ack");
+        assertEquals(1, asyncBackup.getAsyncBackupCount());
+        assertEquals(InMemoryFormat.OBJECT, asyncBackup.getInMemoryFormat());
+        assertEquals(SluiceMergePolicy.class.getName(), asyncBackup.getMergePolicyConfig().getPolicy());
         SluiceHazelcast.configure(config); // idempotent
     }
 

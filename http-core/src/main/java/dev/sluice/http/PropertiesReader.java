@@ -237,7 +237,7 @@ final class PropertiesReader {
             options.failureMode(p.choice("failure-mode", FailureMode.class, "allow, deny, throw"));
         }
         if (settings.containsKey("durability")) {
-            options.durability(p.choice("durability", Durability.class, "replicated, ephemeral"));
+            options.durability(p.choice("durability", Durability.class, "replicated, replicated-async, ephemeral"));
         }
         RateLimitPolicy policy;
         try {
@@ -328,10 +328,13 @@ final class PropertiesReader {
         private static final java.util.regex.Pattern SIMPLE_DURATION =
                 java.util.regex.Pattern.compile("([+-]?[0-9]{1,18})([a-zA-Z]{1,2})");
 
-        /** The constant of {@code type} named by the setting, in any case; {@code expected} lists them as written. */
+        /**
+         * The constant of {@code type} named by the setting, in any case, with {@code -} for {@code _};
+         * {@code expected} lists them as written.
+         */
         <E extends Enum<E>> E choice(String setting, Class<E> type, String expected) {
             try {
-                return Enum.valueOf(type, settings.get(setting).toUpperCase(Locale.ROOT));
+                return Enum.valueOf(type, settings.get(setting).toUpperCase(Locale.ROOT).replace('-', '_'));
             } catch (IllegalArgumentException e) {
                 throw error(setting, "expected one of " + expected);
             }

@@ -32,7 +32,7 @@ import java.util.Set;
  * sluice.policies.api.burst=20                     # gcra
  * sluice.policies.upload.lease-duration=PT30S      # concurrency (default PT30S)
  * sluice.policies.login.queue-limit=0              # optional, default 0
- * sluice.policies.login.durability=replicated      # optional: replicated (default) | ephemeral (Hazelcast only)
+ * sluice.policies.login.durability=replicated      # optional: replicated (default) | replicated-async | ephemeral (Hazelcast only)
  * sluice.policies.login.failure-mode=allow         # optional: allow (default) | deny | throw
  * sluice.policies.login.decision-timeout=PT1S      # optional, default PT1S
  * sluice.policies.login.identity=address           # optional: address|api-key|principal|global, or several in order

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sluice.limiter.Durability;
 import dev.sluice.limiter.FailureMode;
 import dev.sluice.limiter.LimitSpec;
 import java.io.IOException;
@@ -179,6 +180,17 @@ final class RateLimitFilterConfigTest {
                 """);
         assertTrue(log.startsWith("invalid property sluice.policies.log.permit-limit='200000'; permitLimit must be"
                 + " between 1 and 100000"), log);
+    }
+
+    @Test
+    void durability_eachValueInPropertyForm_badValueNamesChoices() {
+        assertEquals(Durability.REPLICATED_ASYNC, config(LOGIN + "sluice.policies.login.durability=replicated-async\n")
+                .policies().get("login").options().durability());
+        assertEquals(Durability.EPHEMERAL, config(LOGIN + "sluice.policies.login.durability=ephemeral\n")
+                .policies().get("login").options().durability());
+        assertEquals(Durability.REPLICATED, config(LOGIN).policies().get("login").options().durability());
+        assertEquals("invalid property sluice.policies.login.durability='async'; expected one of replicated,"
+                + " replicated-async, ephemeral", error(LOGIN + "sluice.policies.login.durability=async\n"));
     }
 
     @Test

@@ -39,8 +39,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * {@link RealTimeAccuracy} on every backend, on the real clock with nothing injected: in-process (also with every
  * key but one on an overflow cell); Hazelcast
- * through 3 embedded members and through a client (with the members), coalescing on and off, both
- * durabilities; JCache on Caffeine, Ehcache and Hazelcast. Each backend runs every algorithm at once, 8
+ * through 3 embedded members and through a client (with the members), coalescing on and off, every
+ * durability (the asynchronous backup coalesced only); JCache on Caffeine, Ehcache and Hazelcast. Each backend runs every algorithm at once, 8
  * callers each, for 3 seconds ({@value #BACKENDS_PROPERTY} may choose fewer backends). The table of granted against allowed goes to standard output and to
  * {@code it-tests/target/realtime-accuracy.md}.
  */
@@ -121,6 +121,7 @@ final class RealTimeAccuracyTest {
                 "hazelcast-embedded-coalescing", "hazelcast-embedded-coalescing-ephemeral",
                 "hazelcast-client", "hazelcast-client-ephemeral",
                 "hazelcast-client-coalescing", "hazelcast-client-coalescing-ephemeral",
+                "hazelcast-embedded-coalescing-async-backup", "hazelcast-client-coalescing-async-backup",
                 "jcache-caffeine", "jcache-ehcache", "jcache-hazelcast");
     }
 
@@ -131,7 +132,7 @@ final class RealTimeAccuracyTest {
         try {
             List<RateLimiters> replicas = replicas(backend, resources);
             LimiterOptions options = LimiterOptions.builder().decisionTimeout(Duration.ofSeconds(10))
-                    .durability(backend.endsWith("-ephemeral") ? Durability.EPHEMERAL : Durability.REPLICATED).build();
+                    .durability(durability(backend)).build();
             // A concurrency key cannot share a cell's leases: beyond the bound it is denied by design.
             List<LimitSpec> specs = backend.endsWith("-overflow")
                     ? SPECS.stream().filter(dev.sluice.limiter.algorithm.Overflow::shares).toList() : SPECS;
@@ -156,7 +157,7 @@ final class RealTimeAccuracyTest {
         List<AutoCloseable> resources = new ArrayList<>();
         try {
             LimiterOptions options = LimiterOptions.builder().decisionTimeout(Duration.ofSeconds(10))
-                    .durability(backend.endsWith("-ephemeral") ? Durability.EPHEMERAL : Durability.REPLICATED).build();
+                    .durability(durability(backend)).build();
             List<String> problems = RealTimeAccuracy.liveChange(backend, replicas(backend, resources), options);
             assertTrue(problems.isEmpty(), String.join("\n", problems));
         } finally {
@@ -194,6 +195,11 @@ final class RealTimeAccuracyTest {
 
     static Stream<String> compositeBackends() {
         return only(Stream.of("hazelcast-embedded", "hazelcast-client-coalescing"));
+    }
+
+    private static Durability durability(String backend) {
+        return backend.endsWith("-ephemeral") ? Durability.EPHEMERAL
+                : backend.endsWith("-async-backup") ? Durability.REPLICATED_ASYNC : Durability.REPLICATED;
     }
 
     private static List<RateLimiters> replicas(String backend, List<AutoCloseable> resources) {

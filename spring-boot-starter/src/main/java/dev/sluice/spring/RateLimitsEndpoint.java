@@ -70,7 +70,7 @@ public class RateLimitsEndpoint {
         policy.put("failureMode", p.options().failureMode().name().toLowerCase(java.util.Locale.ROOT));
         policy.put("decisionTimeout", p.options().decisionTimeout().toString());
         policy.put("queueLimit", p.options().queueLimit());
-        policy.put("durability", p.options().durability().name().toLowerCase(java.util.Locale.ROOT));
+        policy.put("durability", p.options().durability().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'));
         Map<String, Object> counted = new LinkedHashMap<>();
         counted.put("granted", requests.granted());
         counted.put("refused", requests.refused());

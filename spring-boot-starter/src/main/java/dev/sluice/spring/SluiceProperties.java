@@ -152,7 +152,10 @@ public class SluiceProperties {
         private String decisionTimeout;
         /** Retries of a retryable store failure within the decision timeout (0 to 10, default 2). */
         private String maxRetries;
-        /** replicated (one synchronous backup, the default) or ephemeral (none: faster; Hazelcast only). */
+        /**
+         * replicated (one synchronous backup, the default), replicated-async (one asynchronous backup: near ephemeral's
+         * speed, a member's loss forgets its last moments' decisions) or ephemeral (none: faster; Hazelcast only).
+         */
         private String durability;
         /** This policy's identity: address, api-key, principal, global, or several tried in order. */
         private List<String> identity;
@@ -365,7 +368,7 @@ public class SluiceProperties {
 
     /** The Hazelcast backend. */
     public static class Hazelcast {
-        /** The map of replicated limiters (ephemeral ones use it with the suffix -ephemeral). */
+        /** The map of replicated limiters (ephemeral ones use it with the suffix -ephemeral, replicated-async ones with -async-backup). */
         private String mapName = "sluice";
 
         public String getMapName() { return mapName; }

@@ -56,6 +56,8 @@ class BackendSelectionTest {
             HazelcastInstance hazelcast = context.getBean(HazelcastInstance.class);
             assertThat(hazelcast.getConfig().getMapConfig("sluice").getInMemoryFormat()).isEqualTo(InMemoryFormat.OBJECT);
             assertThat(hazelcast.getConfig().getMapConfig("sluice-ephemeral").getBackupCount()).isZero();
+            assertThat(hazelcast.getConfig().getMapConfig("sluice-async-backup").getBackupCount()).isZero();
+            assertThat(hazelcast.getConfig().getMapConfig("sluice-async-backup").getAsyncBackupCount()).isEqualTo(1);
             assertThat(backend(context.getBean(RateLimiters.class))).isEqualTo(SluiceRateLimiters.HAZELCAST_MEMBER);
             assertTwoThenRefused(context.getBean(HttpRateLimiter.class));
             assertThat(hazelcast.getMap("sluice").size()).isEqualTo(1);
@@ -106,7 +108,7 @@ class BackendSelectionTest {
             assertThat(context).hasNotFailed();
             HazelcastInstance hazelcast = context.getBean(HazelcastInstance.class);
             assertThat(hazelcast.getConfig().getMapConfig("sluice").getEvictionConfig().getSize()).isEqualTo(5000);
-            assertThat(context.getBean(RateLimiters.class).storeStatistics().maxKeys()).isEqualTo(10_000); // both maps
+            assertThat(context.getBean(RateLimiters.class).storeStatistics().maxKeys()).isEqualTo(15_000); // the three maps
         });
         runner.withClassLoader(NO_HAZELCAST).withPropertyValues("sluice.capacity.policy=lru").run(context -> {
             assertThat(context).hasFailed();

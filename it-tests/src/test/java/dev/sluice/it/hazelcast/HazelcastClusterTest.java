@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.hazelcast.cluster.Member;
+import com.hazelcast.config.MapConfig;
 import com.hazelcast.core.HazelcastInstance;
 import dev.sluice.hazelcast.HazelcastRateLimiters;
 import dev.sluice.hazelcast.SluiceHazelcast;
@@ -30,7 +31,7 @@ import org.junit.jupiter.api.TestMethodOrder;
 
 /**
  * Cluster behaviour on real time: idle state expires from the map, and budgets survive the loss of
- * their owner (replicated) or reset with it (ephemeral). The owner-loss test terminates a member, so it
+ * their owner (replicated, and asynchronously replicated once the backup has landed) or reset with it (ephemeral). The owner-loss test terminates a member, so it
  * runs last.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -92,6 +93,39 @@ final class HazelcastClusterTest {
     }
 
     /**
+     * An asynchronous-backup limiter lives in its own map, which Sluice configured with one asynchronous backup
+     * and no synchronous one, and its backup copy does reach another member (a moment after the answer).
+     */
+    @Test
+    @Order(2)
+    void asyncBackupLimiter_usesTheMapWithOneAsyncBackupAndNoSyncBackup() {
+        for (HazelcastInstance member : cluster.members) {
+            MapConfig config = member.getConfig().getMapConfig("sluice-async-backup");
+            assertEquals(0, config.getBackupCount(), "synchronous backups");
+            assertEquals(1, config.getAsyncBackupCount(), "asynchronous backups");
+            assertEquals(0, member.getConfig().getMapConfig("sluice").getAsyncBackupCount());
+        }
+        RateLimiter limiter = limiters.get(0).limiter(unique("async-backup"),
+                LimitSpec.tokenBucket(5, 1, Duration.ofHours(1)),
+                LimiterOptions.builder().durability(Durability.REPLICATED_ASYNC).build());
+        assertTrue(limiter.tryAcquire(2).isAcquired());
+        assertTrue(cluster.members.get(2).getMap("sluice-async-backup").containsKey(limiter.key()));
+        assertFalse(cluster.members.get(2).getMap("sluice").containsKey(limiter.key()));
+        assertFalse(cluster.members.get(2).getMap("sluice-ephemeral").containsKey(limiter.key()));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (backupEntries("sluice-async-backup") < 1) {
+            assertTrue(System.nanoTime() < deadline, "no backup copy on any member after 10 s");
+            Thread.onSpinWait();
+        }
+        assertEquals(3, limiters.get(2).limiter(limiter.name(), limiter.spec(), limiter.options()).tryAcquire(0)
+                .remaining());
+    }
+
+    private static long backupEntries(String map) {
+        return cluster.members.stream().mapToLong(m -> m.getMap(map).getLocalMapStats().getBackupEntryCount()).sum();
+    }
+
+    /**
      * Hazelcast's {@code submitToKey} future continues every call on its default async executor, which
      * on a 2-core host (common-pool parallelism 1) is a new thread per call. Sluice's asynchronous path
      * must not pay that: a few thousand asynchronous decisions, from a member (keys local and remote) and
@@ -126,7 +160,7 @@ final class HazelcastClusterTest {
     /** An acknowledged decision survives the loss of the key's owner: the backup holds the exact state. */
     @Test
     @Order(4)
-    void ownerTerminated_replicatedBudgetSurvives_ephemeralBudgetResets() {
+    void ownerTerminated_replicatedAndLandedAsyncBudgetsSurvive_ephemeralBudgetResets() {
         LimitSpec spec = LimitSpec.tokenBucket(10, 1, Duration.ofHours(1));
         HazelcastInstance any = cluster.members.get(0);
         String name = unique("survive");
@@ -139,14 +173,24 @@ final class HazelcastClusterTest {
         RateLimiters caller = limiters.get((ownerIndex + 1) % 3);
         RateLimiters survivor = limiters.get((ownerIndex + 2) % 3);
         LimiterOptions ephemeral = OPTIONS.toBuilder().durability(Durability.EPHEMERAL).build();
+        LimiterOptions asyncBackup = OPTIONS.toBuilder().durability(Durability.REPLICATED_ASYNC).build();
         assertTrue(caller.limiter(name, spec, OPTIONS).tryAcquire(7).isAcquired());
         assertTrue(caller.limiter(ephemeralName, spec, ephemeral).tryAcquire(7).isAcquired());
+        long backupsBefore = backupEntries("sluice-async-backup");
+        assertTrue(caller.limiter(name, spec, asyncBackup).tryAcquire(6).isAcquired());
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (backupEntries("sluice-async-backup") <= backupsBefore) { // a quiet key: its backup has landed
+            assertTrue(System.nanoTime() < deadline, "no asynchronous backup after 10 s");
+            Thread.onSpinWait();
+        }
 
         cluster.members.get(ownerIndex).getLifecycleService().terminate();
 
         assertEquals(3, survivor.limiter(name, spec, OPTIONS).tryAcquire(0).remaining(), "budget on the new owner");
         assertEquals(10, survivor.limiter(ephemeralName, spec, ephemeral).tryAcquire(0).remaining(),
                 "an ephemeral budget is lost with its owner");
+        assertEquals(4, survivor.limiter(name, spec, asyncBackup).tryAcquire(0).remaining(),
+                "an asynchronous backup that had landed keeps the budget");
     }
 
     private static int indexOf(Member member) {
