@@ -45,14 +45,14 @@ final class Bucket4jContender implements Contender {
 
     Bucket4jContender(HazelcastInstance hz, boolean async, int keys, Predicate<String> placement) {
         this.async = async;
-        this.names = Keys.names(keys);
+        this.names = KeyNames.names(keys);
         IMap<String, byte[]> map = hz.getMap(BenchCluster.BUCKET4J);
         this.proxies = Bucket4jHazelcast.entryProcessorBasedBuilder(map)
                 .expirationAfterWrite(ExpirationAfterWriteStrategy.basedOnTimeForRefillingBucketUpToMax(Duration.ofSeconds(1)))
                 .build();
         this.asyncProxies = proxies.asAsync();
-        String hotOpenKey = Keys.hot("hot-open", name -> name, placement);
-        String hotClosedKey = Keys.hot("hot-closed", name -> name, placement);
+        String hotOpenKey = KeyNames.hot("hot-open", name -> name, placement);
+        String hotClosedKey = KeyNames.hot("hot-closed", name -> name, placement);
         this.hotOpen = proxies.builder().build(hotOpenKey, OPEN_CONFIG);
         this.hotClosed = proxies.builder().build(hotClosedKey, CLOSED_CONFIG);
         this.hotOpenAsync = asyncProxies.builder().build(hotOpenKey, OPEN_ASYNC);

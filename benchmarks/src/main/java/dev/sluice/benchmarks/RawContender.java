@@ -35,7 +35,7 @@ final class RawContender implements Contender {
         this.viaSubmit = viaSubmit;
         this.map = hz.getMap(ephemeral ? BenchCluster.RAW_EPHEMERAL : ttl ? BenchCluster.RAW_TTL : BenchCluster.RAW);
         this.async = async;
-        String[] names = Keys.names(keys);
+        String[] names = KeyNames.names(keys);
         this.open = new String[keys];
         this.closed = new String[keys];
         for (int i = 0; i < keys; i++) {
@@ -43,8 +43,8 @@ final class RawContender implements Contender {
             closed[i] = "closed/" + names[i];
         }
         if (keys == 1) {
-            open[0] = Keys.hot("open/hot", name -> name, placement);
-            closed[0] = Keys.hot("closed/hot", name -> name, placement);
+            open[0] = KeyNames.hot("open/hot", name -> name, placement);
+            closed[0] = KeyNames.hot("closed/hot", name -> name, placement);
         }
     }
 

@@ -57,7 +57,7 @@ final class RedisContender implements Contender {
         pool.setMaxIdle(threads + 8);
         this.redis = new JedisPooled(pool, HOST, port);
         this.sha = redis.scriptLoad(SCRIPT);
-        String[] names = Keys.names(keys);
+        String[] names = KeyNames.names(keys);
         this.open = new String[keys];
         this.closed = new String[keys];
         for (int i = 0; i < keys; i++) {

@@ -29,10 +29,10 @@ final class SluiceContender implements Contender {
             LimiterOptions options, Predicate<String> placement) {
         this.limiters = limiters;
         this.async = async;
-        this.names = Keys.names(keys);
+        this.names = KeyNames.names(keys);
         Function<String, String> storeKey = name -> limiters.keyPrefix() + "/" + name;
-        this.hotOpen = limiters.limiter(Keys.hot("hot-open", storeKey, placement), openSpec, options);
-        this.hotClosed = limiters.limiter(Keys.hot("hot-closed", storeKey, placement), closedSpec, options);
+        this.hotOpen = limiters.limiter(KeyNames.hot("hot-open", storeKey, placement), openSpec, options);
+        this.hotClosed = limiters.limiter(KeyNames.hot("hot-closed", storeKey, placement), closedSpec, options);
         this.open = limiters.partitioned("open", openSpec, options);
         this.closed = limiters.partitioned("closed", closedSpec, options);
     }

@@ -1,5 +1,6 @@
 package dev.sluice.http;
 
+import dev.sluice.limiter.AllOrNothing;
 import dev.sluice.limiter.DecisionListener;
 import dev.sluice.limiter.DecisionResult;
 import dev.sluice.limiter.DecisionUnavailableException;
@@ -17,7 +18,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -162,7 +162,7 @@ public final class HttpRateLimiter implements AutoCloseable {
      * the thread that completes the store's answer (for Hazelcast, Sluice's callback executor), or at once.
      */
     public CompletableFuture<HttpDecision> decideAsync(HttpRequestView request) {
-        return decide(request, HttpRateLimiter::acquireAsync);
+        return decide(request, PartitionedRateLimiter::acquireAsync);
     }
 
     /**
@@ -183,7 +183,7 @@ public final class HttpRateLimiter implements AutoCloseable {
             }
             applied.add(new RateLimitFilterConfig.Applied(p, 1));
         }
-        return decide(request, applied, HttpRateLimiter::acquireAsync);
+        return decide(request, applied, PartitionedRateLimiter::acquireAsync);
     }
 
     /**
@@ -208,24 +208,48 @@ public final class HttpRateLimiter implements AutoCloseable {
     /** Decides {@code applied} for {@code request}: the answer, or 400 for an identity that cannot be a key. */
     private CompletableFuture<HttpDecision> decide(HttpRequestView request, List<RateLimitFilterConfig.Applied> applied,
             Acquisition acquisition) {
-        List<Decision> decisions = new ArrayList<>(applied.size());
-        return decidePolicies(request, applied, acquisition, decisions).handle((d, failure) -> failure)
-                .thenCompose(failure -> {
-                    if (failure == null) {
-                        return answer(decisions);
-                    }
-                    Throwable cause = failure instanceof CompletionException && failure.getCause() != null
-                            ? failure.getCause() : failure;
-                    if (cause instanceof MalformedIdentity malformed) {
-                        // A usage error, not a store failure: no failure mode applies, and what was taken goes back.
-                        return refundAll(decisions).thenApply(refunded -> {
-                            Responses.Answer answer = new Responses.Answer();
-                            Responses.badRequest(answer, malformed.getMessage());
-                            return HttpDecision.answer(answer);
-                        });
-                    }
-                    return CompletableFuture.failedFuture(cause);
-                });
+        List<PolicyStep> steps = new ArrayList<>(applied.size());
+        for (RateLimitFilterConfig.Applied a : applied) {
+            steps.add(new PolicyStep(request, a.policy(), a.cost(), false, acquisition));
+        }
+        return AllOrNothing.acquire("the policies of a request", steps, charged -> {
+            if (charged.stopped() && charged.last().failure() instanceof MalformedIdentity malformed) {
+                return CompletableFuture.completedFuture(badRequest(malformed));
+            }
+            List<PolicyDecision> decisions = decisions(steps, charged);
+            if (!charged.stopped()) {
+                return CompletableFuture.completedFuture(answer(decisions));
+            }
+            // Refused, and the grants are back: the rest are only probed, taking nothing but showing their state.
+            List<PolicyStep> rest = new ArrayList<>();
+            for (PolicyStep step : steps.subList(charged.answers().size(), steps.size())) {
+                rest.add(new PolicyStep(request, step.policy, 0, true, acquisition));
+            }
+            return AllOrNothing.acquire("the probes of a refused request", rest, probed -> {
+                if (probed.stopped()) {
+                    return CompletableFuture.completedFuture(badRequest((MalformedIdentity) probed.last().failure()));
+                }
+                decisions.addAll(decisions(rest, probed));
+                return CompletableFuture.completedFuture(answer(decisions));
+            });
+        });
+    }
+
+    /** What each step decided, with the permits a refund gave back. */
+    private static List<PolicyDecision> decisions(List<PolicyStep> steps, AllOrNothing.Result result) {
+        List<PolicyDecision> decisions = new ArrayList<>(result.answers().size());
+        for (int i = 0; i < result.answers().size(); i++) {
+            PolicyDecision d = steps.get(i).decision;
+            decisions.add(result.answers().get(i).refunded() ? d.refunded(d.permits()) : d);
+        }
+        return decisions;
+    }
+
+    /** A usage error, not a store failure: no failure mode applies, and what was taken is already back. */
+    private static HttpDecision badRequest(MalformedIdentity malformed) {
+        Responses.Answer answer = new Responses.Answer();
+        Responses.badRequest(answer, malformed.getMessage());
+        return HttpDecision.answer(answer);
     }
 
     /** An identity that cannot become a key (not well-formed UTF-16): the request is answered 400. */
@@ -239,52 +263,68 @@ public final class HttpRateLimiter implements AutoCloseable {
     }
 
     /**
-     * Decides a route's policies in order; this is where the policies of a request are decided, for every
-     * server. Once an enforced policy has refused or could not decide, the rest are only probed (0
-     * permits), so the refused request takes nothing from them.
+     * One policy's part of a request, a step of the request's {@link AllOrNothing} sequence: this is where the
+     * policies of a request are decided, for every server. An enforced policy that refuses or cannot decide
+     * stops the sequence, which refunds what the earlier policies granted; a shadow policy never stops it. A
+     * probe (0 permits) never stops it either.
      */
-    private CompletableFuture<List<Decision>> decidePolicies(HttpRequestView request,
-            List<RateLimitFilterConfig.Applied> applied, Acquisition acquisition, List<Decision> decisions) {
-        CompletableFuture<Boolean> stopped = CompletableFuture.completedFuture(false);
-        for (RateLimitFilterConfig.Applied a : applied) {
-            stopped = stopped.thenCompose(stop -> {
-                RateLimitPolicy policy = a.policy();
-                boolean shadow = config.shadow() || policy.shadow();
-                String partition;
-                try {
-                    partition = Keys.sha256(identify(policy, request));
-                } catch (IllegalArgumentException malformed) {
-                    throw new MalformedIdentity(policy.name(), malformed);
-                }
-                return acquisition.acquire(limiters.get(policy.name()), partition, stop ? 0 : a.cost())
-                        .handle((lease, failure) -> {
-                            Decision d = decision(policy, partition, lease, failure, stop, shadow, stop ? 0 : a.cost());
-                            counters.get(policy.name()).count(d.outcome());
-                            decisions.add(d);
-                            return stop || d.refuses() || d.unavailable();
-                        });
-            });
+    private final class PolicyStep implements AllOrNothing.Step {
+        private final HttpRequestView request;
+        private final RateLimitPolicy policy;
+        private final long permits;
+        private final boolean probe;
+        private final Acquisition acquisition;
+        private final boolean shadow;
+        /** Set when asked, read once the sequence has completed. */
+        private String partition;
+        private PolicyDecision decision;
+
+        PolicyStep(HttpRequestView request, RateLimitPolicy policy, long permits, boolean probe,
+                Acquisition acquisition) {
+            this.request = request;
+            this.policy = policy;
+            this.permits = permits;
+            this.probe = probe;
+            this.acquisition = acquisition;
+            this.shadow = config.shadow() || policy.shadow();
         }
-        return stopped.thenApply(s -> decisions);
+
+        @Override
+        public CompletableFuture<Lease> acquire() {
+            try {
+                partition = Keys.sha256(identify(policy, request));
+            } catch (IllegalArgumentException malformed) {
+                throw new MalformedIdentity(policy.name(), malformed);
+            }
+            return acquisition.acquire(limiters.get(policy.name()), partition, permits);
+        }
+
+        @Override
+        public boolean stops(Lease lease, Throwable failure) {
+            if (failure instanceof MalformedIdentity) {
+                return true;
+            }
+            decision = decision(policy, partition, lease, failure, probe, shadow, permits);
+            counters.get(policy.name()).count(decision.kind());
+            return !probe && (decision.refuses() || decision.unavailable());
+        }
     }
 
-    private static Decision decision(RateLimitPolicy policy, String partition, Lease lease, Throwable failure,
-            boolean stopped, boolean shadow, long permits) {
+    private static PolicyDecision decision(RateLimitPolicy policy, String partition, Lease lease, Throwable failure,
+            boolean probe, boolean shadow, long permits) {
         if (failure != null) {
-            Throwable cause = failure instanceof CompletionException && failure.getCause() != null
-                    ? failure.getCause() : failure;
-            if (cause instanceof DecisionUnavailableException) {
+            if (failure instanceof DecisionUnavailableException) {
                 LOG.log(Level.WARNING, "no rate-limit decision for policy ''{0}'': {1}", policy.name(),
-                        cause.getMessage());
+                        failure.getMessage());
             } else {
-                LOG.log(Level.ERROR, "rate-limit decision for policy '" + policy.name() + "' failed", cause);
+                LOG.log(Level.ERROR, "rate-limit decision for policy '" + policy.name() + "' failed", failure);
             }
-            return new Decision(policy, partition, null, Decision.Outcome.UNAVAILABLE, shadow, permits, 0);
+            return new PolicyDecision(policy, partition, null, PolicyDecision.Kind.UNAVAILABLE, shadow, permits, 0);
         }
-        Decision.Outcome outcome = lease.isDegraded() ? Decision.Outcome.DEGRADED
-                : lease.isAcquired() ? (stopped ? Decision.Outcome.SKIPPED : Decision.Outcome.GRANTED)
-                : shadow ? Decision.Outcome.SHADOW_REFUSED : Decision.Outcome.REFUSED;
-        return new Decision(policy, partition, lease, outcome, shadow, permits, 0);
+        PolicyDecision.Kind kind = lease.isDegraded() ? PolicyDecision.Kind.DEGRADED
+                : lease.isAcquired() ? (probe ? PolicyDecision.Kind.SKIPPED : PolicyDecision.Kind.GRANTED)
+                : shadow ? PolicyDecision.Kind.SHADOW_REFUSED : PolicyDecision.Kind.REFUSED;
+        return new PolicyDecision(policy, partition, lease, kind, shadow, permits, 0);
     }
 
     /**
@@ -309,64 +349,38 @@ public final class HttpRateLimiter implements AutoCloseable {
         }
         Responses.Answer answer = new Responses.Answer();
         if (lease.isDegraded()) {
-            Responses.unavailable(answer, List.of(new Decision(p, partition, lease, Decision.Outcome.DEGRADED, false,
+            Responses.unavailable(answer, List.of(new PolicyDecision(p, partition, lease, PolicyDecision.Kind.DEGRADED, false,
                     permits, 0)), config);
         } else {
-            Responses.tooManyRequests(answer, List.of(new Decision(p, partition, lease, Decision.Outcome.REFUSED,
+            Responses.tooManyRequests(answer, List.of(new PolicyDecision(p, partition, lease, PolicyDecision.Kind.REFUSED,
                     false, permits, 0)), config);
         }
         return HttpDecision.answer(answer);
     }
 
-    /** The answer to a request whose policies were decided; a refusal's once the granted policies are refunded. */
-    private CompletableFuture<HttpDecision> answer(List<Decision> decisions) {
+    /**
+     * The answer to a request whose policies were decided: 429 or 503 if a policy stopped the request (its
+     * grants already refunded, which the headers show), else it proceeds with every policy's headers.
+     */
+    private HttpDecision answer(List<PolicyDecision> decisions) {
         Responses.Answer answer = new Responses.Answer();
-        boolean refused = decisions.stream().anyMatch(Decision::refuses);
-        if (refused || decisions.stream().anyMatch(Decision::unavailable)) {
-            return refundAll(decisions).thenApply(after -> {
-                if (refused) {
-                    Responses.tooManyRequests(answer, after, config);
-                } else {
-                    Responses.unavailable(answer, after, config);
-                }
-                return HttpDecision.answer(answer);
-            });
+        if (decisions.stream().anyMatch(PolicyDecision::refuses)) {
+            Responses.tooManyRequests(answer, decisions, config);
+            return HttpDecision.answer(answer);
+        }
+        if (decisions.stream().anyMatch(PolicyDecision::unavailable)) {
+            Responses.unavailable(answer, decisions, config);
+            return HttpDecision.answer(answer);
         }
         Responses.rateLimitHeaders(answer, decisions, config);
         List<Lease> held = new ArrayList<>();
-        for (Decision d : decisions) {
+        for (PolicyDecision d : decisions) {
             if (d.policy().spec() instanceof LimitSpec.Concurrency && d.lease() != null && d.lease().isAcquired()
                     && !d.lease().isDegraded()) {
                 held.add(d.lease());
             }
         }
-        return CompletableFuture.completedFuture(HttpDecision.proceed(answer, held));
-    }
-
-    /**
-     * Gives back what the policies before the refusing one granted (a rate's permits, a concurrency lease), as
-     * a chain does, before the client hears back: a refused request costs no policy anything. Completes within
-     * the slowest policy's decision timeout (no thread waits for it in {@link #decideAsync}) with the decisions
-     * as they stand after it, so a refunded policy's header shows its permits back; a refund that fails leaves
-     * its permits spent (stricter only), and its header as it was.
-     */
-    private static CompletableFuture<List<Decision>> refundAll(List<Decision> decisions) {
-        List<CompletableFuture<Decision>> refunds = new ArrayList<>(decisions.size());
-        for (Decision d : decisions) {
-            if (d.lease() == null) {
-                refunds.add(CompletableFuture.completedFuture(d));
-                continue;
-            }
-            refunds.add(d.lease().refund().handle((gaveBack, failure) -> {
-                if (failure != null) {
-                    LOG.log(Level.WARNING, "a refund failed; those permits stay spent: {0}", failure.toString());
-                    return d;
-                }
-                return Boolean.TRUE.equals(gaveBack) ? d.refunded(d.permits()) : d;
-            }));
-        }
-        return CompletableFuture.allOf(refunds.toArray(CompletableFuture[]::new))
-                .thenApply(done -> refunds.stream().map(CompletableFuture::join).toList());
+        return HttpDecision.proceed(answer, held);
     }
 
     /**
@@ -393,7 +407,7 @@ public final class HttpRateLimiter implements AutoCloseable {
         limiters.values().forEach(PartitionedRateLimiter::close);
     }
 
-    /** How permits are asked for: failures, thrown or not, come back as a failed future. */
+    /** How permits are asked for; a failure, thrown or not, is the policy's answer. */
     @FunctionalInterface
     private interface Acquisition {
         CompletableFuture<Lease> acquire(PartitionedRateLimiter<String> limiter, String partition, long permits);
@@ -401,25 +415,12 @@ public final class HttpRateLimiter implements AutoCloseable {
 
     private static CompletableFuture<Lease> tryAcquire(PartitionedRateLimiter<String> limiter, String partition,
             long permits) {
-        try {
-            return CompletableFuture.completedFuture(limiter.tryAcquire(partition, permits));
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
-        }
-    }
-
-    private static CompletableFuture<Lease> acquireAsync(PartitionedRateLimiter<String> limiter, String partition,
-            long permits) {
-        try {
-            return limiter.acquireAsync(partition, permits);
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
-        }
+        return CompletableFuture.completedFuture(limiter.tryAcquire(partition, permits));
     }
 
     /** One policy's counts. */
     private static final class Counters {
-        private final LongAdder[] byOutcome = new LongAdder[Decision.Outcome.values().length];
+        private final LongAdder[] byOutcome = new LongAdder[PolicyDecision.Kind.values().length];
 
         Counters() {
             for (int i = 0; i < byOutcome.length; i++) {
@@ -427,17 +428,17 @@ public final class HttpRateLimiter implements AutoCloseable {
             }
         }
 
-        void count(Decision.Outcome outcome) {
+        void count(PolicyDecision.Kind outcome) {
             byOutcome[outcome.ordinal()].increment();
         }
 
         PolicyStatistics snapshot() {
-            return new PolicyStatistics(sum(Decision.Outcome.GRANTED), sum(Decision.Outcome.REFUSED),
-                    sum(Decision.Outcome.SHADOW_REFUSED), sum(Decision.Outcome.DEGRADED),
-                    sum(Decision.Outcome.UNAVAILABLE), sum(Decision.Outcome.SKIPPED));
+            return new PolicyStatistics(sum(PolicyDecision.Kind.GRANTED), sum(PolicyDecision.Kind.REFUSED),
+                    sum(PolicyDecision.Kind.SHADOW_REFUSED), sum(PolicyDecision.Kind.DEGRADED),
+                    sum(PolicyDecision.Kind.UNAVAILABLE), sum(PolicyDecision.Kind.SKIPPED));
         }
 
-        private long sum(Decision.Outcome outcome) {
+        private long sum(PolicyDecision.Kind outcome) {
             return byOutcome[outcome.ordinal()].sum();
         }
     }

@@ -159,12 +159,12 @@ final class Responses {
     }
 
     /** {@code ;pk=:<base64>:}, the partition (hex SHA-256 of the identity) as an sf-binary. */
-    private static String partitionKey(Decision d) {
+    private static String partitionKey(PolicyDecision d) {
         return ";pk=:" + Base64.getEncoder().encodeToString(HexFormat.of().parseHex(d.partition())) + ":";
     }
 
     /** The {@code RateLimit} item of a decision, or null when it has none (degraded, unavailable). */
-    static String limitItem(Decision d, boolean partitionKeys) {
+    static String limitItem(PolicyDecision d, boolean partitionKeys) {
         Lease lease = d.lease();
         if (lease == null || lease.isDegraded()) {
             return null;
@@ -176,21 +176,21 @@ final class Responses {
     }
 
     /** What the policy has left: the lease's remaining, plus what was given back after another policy refused. */
-    static long remaining(Decision d) {
+    static long remaining(PolicyDecision d) {
         long r = Math.max(0, d.lease().remaining());
         return d.refunded() > 0 ? Math.min(d.lease().limit(), r + d.refunded()) : r;
     }
 
     /** Sets the rate-limit headers for the decisions of a request (granted or refused), unless switched off. */
-    static void rateLimitHeaders(Answer response, List<Decision> decisions, RateLimitFilterConfig cfg) {
+    static void rateLimitHeaders(Answer response, List<PolicyDecision> decisions, RateLimitFilterConfig cfg) {
         if (!cfg.headers() || decisions.isEmpty()) {
             return;
         }
         List<String> policies = new ArrayList<>(decisions.size());
         List<String> limits = new ArrayList<>(decisions.size());
         boolean degraded = false;
-        Decision tightest = null;
-        for (Decision d : decisions) {
+        PolicyDecision tightest = null;
+        for (PolicyDecision d : decisions) {
             policies.add(policyField(d.policy()) + (cfg.partitionKeys() ? partitionKey(d) : ""));
             String item = limitItem(d, cfg.partitionKeys());
             if (item != null) {
@@ -199,7 +199,7 @@ final class Responses {
                     tightest = d;
                 }
             }
-            degraded |= d.outcome() == Decision.Outcome.DEGRADED;
+            degraded |= d.kind() == PolicyDecision.Kind.DEGRADED;
         }
         response.setHeader(POLICY_HEADER, String.join(", ", policies));
         if (!limits.isEmpty()) {
@@ -225,10 +225,10 @@ final class Responses {
      * Answers {@code 429 Too Many Requests}: {@code Retry-After} the longest wait among the refusing
      * policies, the headers of every policy, and a quota-exceeded problem body naming the refusing ones.
      */
-    static void tooManyRequests(Answer response, List<Decision> decisions, RateLimitFilterConfig cfg) {
+    static void tooManyRequests(Answer response, List<PolicyDecision> decisions, RateLimitFilterConfig cfg) {
         long retryAfter = 1;
         List<String> violated = new ArrayList<>();
-        for (Decision d : decisions) {
+        for (PolicyDecision d : decisions) {
             if (d.refuses()) {
                 retryAfter = Math.max(retryAfter, retryAfterSeconds(d.lease()));
                 violated.add(d.policy().name());
@@ -247,9 +247,9 @@ final class Responses {
      * Answers {@code 503 Service Unavailable} when a policy got no decision and its failure mode did not let the
      * request through ({@code THROW}, or {@code DENY}): the refusal is about the store, not the client's quota.
      */
-    static void unavailable(Answer response, List<Decision> decisions, RateLimitFilterConfig cfg) {
+    static void unavailable(Answer response, List<PolicyDecision> decisions, RateLimitFilterConfig cfg) {
         List<String> violated = new ArrayList<>();
-        for (Decision d : decisions) {
+        for (PolicyDecision d : decisions) {
             if (d.unavailable()) {
                 violated.add(d.policy().name());
             }

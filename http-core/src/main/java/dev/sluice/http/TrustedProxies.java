@@ -160,6 +160,7 @@ public final class TrustedProxies {
 
     /** The walk over {@code X-Forwarded-For}, scanned from the end of the last line. */
     private String walkForwardedFor(String reporter, List<String> forwardedFor) {
+        Walk walk = new Walk(reporter);
         int examined = 0;
         for (int v = forwardedFor.size() - 1; v >= 0; v--) {
             String value = forwardedFor.get(v);
@@ -179,34 +180,43 @@ public final class TrustedProxies {
                     continue; // an empty list element
                 }
                 if (++examined > MAX_HOPS) {
-                    return reporter;
+                    return walk.reporter;
                 }
-                byte[] hop = to - from > MAX_HOP_LENGTH ? null : parseLiteral(stripPort(value.substring(from, to)));
-                if (hop == null) {
-                    return reporter;
-                }
-                reporter = text(hop);
-                if (!isTrusted(hop)) {
-                    return reporter;
+                if (!walk.next(to - from > MAX_HOP_LENGTH ? null : parseLiteral(stripPort(value.substring(from, to))))) {
+                    return walk.reporter;
                 }
             }
         }
-        return reporter;
+        return walk.reporter;
     }
 
     /** The walk over hops listed right to left ({@code null}: an entry that names no address). */
     private String walk(String reporter, List<String> hopsFromRight) {
+        Walk walk = new Walk(reporter);
         for (String h : hopsFromRight) {
-            byte[] hop = h == null || h.length() > MAX_HOP_LENGTH ? null : parseLiteral(stripPort(h));
-            if (hop == null) {
-                return reporter;
-            }
-            reporter = text(hop);
-            if (!isTrusted(hop)) {
-                return reporter;
+            if (!walk.next(h == null || h.length() > MAX_HOP_LENGTH ? null : parseLiteral(stripPort(h)))) {
+                break;
             }
         }
-        return reporter;
+        return walk.reporter;
+    }
+
+    /** A walk from the nearest hop outwards: the client is the first hop not trusted, or the last readable one. */
+    private final class Walk {
+        String reporter;
+
+        Walk(String reporter) {
+            this.reporter = reporter;
+        }
+
+        /** Takes the next hop ({@code null}: an entry that names no address); false once the walk has ended. */
+        boolean next(byte[] hop) {
+            if (hop == null) {
+                return false;
+            }
+            reporter = text(hop);
+            return isTrusted(hop);
+        }
     }
 
     /**

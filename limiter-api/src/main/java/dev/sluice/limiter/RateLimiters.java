@@ -1,5 +1,6 @@
 package dev.sluice.limiter;
 
+import dev.sluice.limiter.runtime.RuntimeAccess;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -66,7 +67,7 @@ public interface RateLimiters extends AutoCloseable {
      * @throws IllegalArgumentException for fewer than two links
      */
     static RateLimiter chain(RateLimiter... links) {
-        return new Chain.OfLimiters(Arrays.asList(Objects.requireNonNull(links, "links")));
+        return RuntimeAccess.chain(Arrays.asList(Objects.requireNonNull(links, "links")));
     }
 
     /**
@@ -81,7 +82,7 @@ public interface RateLimiters extends AutoCloseable {
         for (PartitionedRateLimiter<? super P> link : links) {
             list.add(link);
         }
-        return new Chain.OfPartitioned<>(list);
+        return RuntimeAccess.partitionedChain(list);
     }
 
     @Override

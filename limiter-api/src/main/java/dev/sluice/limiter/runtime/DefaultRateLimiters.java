@@ -22,10 +22,9 @@ import java.util.function.Function;
 
 /**
  * The shared runtime over one store: one scheduler for deadlines, retries, queues and renewals (its own thread,
- * or the caller's scheduler from {@link RuntimeSettings}). Public only so that
- * {@link dev.sluice.limiter.spi.RateLimiterRuntime} can build it; its package is exported to no module.
+ * or the caller's scheduler from {@link RuntimeSettings}), built through {@link RuntimeAccess}.
  */
-public final class DefaultRateLimiters implements RateLimiters {
+final class DefaultRateLimiters implements RateLimiters {
     private static final AtomicInteger INSTANCES = new AtomicInteger();
 
     final Decider decider;
@@ -36,7 +35,7 @@ public final class DefaultRateLimiters implements RateLimiters {
     private final Set<AutoCloseable> created = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
-    public DefaultRateLimiters(DecisionStore store, String keyPrefix, RuntimeSettings settings) {
+    DefaultRateLimiters(DecisionStore store, String keyPrefix, RuntimeSettings settings) {
         this.store = store;
         this.keyPrefix = keyPrefix;
         if (settings.scheduler() != null) {

@@ -13,7 +13,7 @@ import java.util.function.Supplier;
  * What a limiter and a chain of them share: a blocking {@code acquire} on top of {@code acquireAsync}, and the
  * failure inside a future's wrapper.
  */
-public final class Waits {
+final class Waits {
     private Waits() {}
 
     /**
@@ -21,7 +21,7 @@ public final class Waits {
      * {@link ExecutionException}, not of their subclasses, which are failures of their own (Hazelcast's
      * {@code MemberLeftException} is an {@code ExecutionException}); {@code failure} itself otherwise.
      */
-    public static Throwable unwrap(Throwable failure) {
+    static Throwable unwrap(Throwable failure) {
         Class<?> type = failure.getClass();
         if ((type == CompletionException.class || type == ExecutionException.class) && failure.getCause() != null) {
             return failure.getCause();
@@ -35,7 +35,7 @@ public final class Waits {
      * cancelled too. A failure is rethrown as it is, or, if checked, as {@link DecisionUnavailableException}
      * for {@code limiter}.
      */
-    public static Lease await(CompletableFuture<Lease> future, long waitNanos, Supplier<Lease> timedOut,
+    static Lease await(CompletableFuture<Lease> future, long waitNanos, Supplier<Lease> timedOut,
             String limiter) throws InterruptedException {
         try {
             return future.get(waitNanos, TimeUnit.NANOSECONDS);

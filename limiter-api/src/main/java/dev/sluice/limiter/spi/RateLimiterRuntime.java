@@ -1,10 +1,9 @@
 package dev.sluice.limiter.spi;
 
-import dev.sluice.limiter.runtime.DefaultRateLimiters;
-
 import dev.sluice.limiter.Keys;
 import dev.sluice.limiter.RateLimiters;
 import dev.sluice.limiter.RuntimeSettings;
+import dev.sluice.limiter.runtime.RuntimeAccess;
 import java.util.Objects;
 
 /**
@@ -34,6 +33,6 @@ public final class RateLimiterRuntime {
     public static RateLimiters create(DecisionStore store, String keyPrefix, RuntimeSettings settings) {
         Objects.requireNonNull(store, "store");
         Objects.requireNonNull(settings, "settings");
-        return new DefaultRateLimiters(store, Keys.checkName("keyPrefix", keyPrefix), settings);
+        return RuntimeAccess.rateLimiters(store, Keys.checkName("keyPrefix", keyPrefix), settings);
     }
 }

@@ -4,10 +4,10 @@ import java.util.function.Function;
 import java.util.function.Predicate;
 
 /** The benchmark's key names, built once so that no contender pays for string building in its loop. */
-final class Keys {
+final class KeyNames {
     static final String HOT = "hot";
 
-    private Keys() {}
+    private KeyNames() {}
 
     /**
      * The hot key's name: the first {@code base-i} whose store key ({@code storeKey} of the name) passes

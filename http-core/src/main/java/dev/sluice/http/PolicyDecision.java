@@ -7,17 +7,17 @@ import dev.sluice.limiter.Lease;
  *
  * @param policy the policy
  * @param partition the hashed client identity the policy counted the request under (hex SHA-256)
- * @param lease the limiter's answer; null when none could be had ({@link Outcome#UNAVAILABLE})
- * @param outcome how the policy's part ended
+ * @param lease the limiter's answer; null when none could be had ({@link Kind#UNAVAILABLE})
+ * @param kind how the policy's part ended
  * @param shadow true if the policy was in shadow mode for this request
  * @param permits the permits asked for (0 for a probe)
  * @param refunded the permits given back after another policy refused, so the headers show what stands
  */
-record Decision(RateLimitPolicy policy, String partition, Lease lease, Outcome outcome, boolean shadow, long permits,
+record PolicyDecision(RateLimitPolicy policy, String partition, Lease lease, Kind kind, boolean shadow, long permits,
         long refunded) {
 
     /** How one policy's part in a request ended. */
-    enum Outcome {
+    enum Kind {
         /** Permits taken from the store's count. */
         GRANTED,
         /** Refused by an enforced policy: the request is answered 429. */
@@ -34,7 +34,7 @@ record Decision(RateLimitPolicy policy, String partition, Lease lease, Outcome o
 
     /** True if this decision makes an enforced refusal about quota (429): the store said no. */
     boolean refuses() {
-        return !shadow && outcome == Outcome.REFUSED;
+        return !shadow && kind == Kind.REFUSED;
     }
 
     /**
@@ -43,11 +43,11 @@ record Decision(RateLimitPolicy policy, String partition, Lease lease, Outcome o
      * the client's quota.
      */
     boolean unavailable() {
-        return !shadow && (outcome == Outcome.UNAVAILABLE || (outcome == Outcome.DEGRADED && !lease.isAcquired()));
+        return !shadow && (kind == Kind.UNAVAILABLE || (kind == Kind.DEGRADED && !lease.isAcquired()));
     }
 
     /** This decision after {@code permits} were given back. */
-    Decision refunded(long permits) {
-        return new Decision(policy, partition, lease, outcome, shadow, this.permits, permits);
+    PolicyDecision refunded(long permits) {
+        return new PolicyDecision(policy, partition, lease, kind, shadow, this.permits, permits);
     }
 }

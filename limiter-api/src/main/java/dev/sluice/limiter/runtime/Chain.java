@@ -1,7 +1,15 @@
-package dev.sluice.limiter;
+package dev.sluice.limiter.runtime;
 
-import dev.sluice.limiter.runtime.Waits;
-import java.lang.System.Logger.Level;
+import dev.sluice.limiter.AllOrNothing;
+import dev.sluice.limiter.DecisionResult;
+import dev.sluice.limiter.Lease;
+import dev.sluice.limiter.LimitSpec;
+import dev.sluice.limiter.LimiterOptions;
+import dev.sluice.limiter.LimiterStatistics;
+import dev.sluice.limiter.PartitionedRateLimiter;
+import dev.sluice.limiter.RateLimiter;
+import dev.sluice.limiter.RateLimiters;
+import dev.sluice.limiter.Ticker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -9,20 +17,17 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 /**
- * Limits on different keys taken in order, all or nothing ({@link RateLimiters#chain}): each link is asked
- * in turn, and when one refuses (or throws), what the earlier links granted is {@linkplain Lease#refund()
- * refunded} before the caller hears back. A chain owns none of its links.
+ * Limits on different keys taken in order, all or nothing ({@link RateLimiters#chain}): the links are asked as
+ * the steps of an {@link AllOrNothing} sequence, so when one refuses (or throws), what the earlier links granted
+ * is {@linkplain Lease#refund() refunded} before the caller hears back. A chain owns none of its links.
  */
 final class Chain {
-    private static final System.Logger LOG = System.getLogger(Chain.class.getName());
-
     /** One link as a chain asks it: a limiter, or a partitioned limiter bound to the caller's partition. */
     interface Link {
-        String name();
-
-        long limit();
+        LimitSpec spec();
 
         Lease tryAcquire(long permits);
 
@@ -30,14 +35,14 @@ final class Chain {
     }
 
     private final String name;
-    /** The end of a link's name in a message, once: a check runs on every request. */
-    private final String ofChain;
+    /** Each link's name in a message, put together once: a check runs on every request. */
+    private final List<String> linkNames;
     private final LimiterStatistics.Recorder recorder = new LimiterStatistics.Recorder();
     private volatile boolean closed;
 
     Chain(List<String> names) {
         this.name = "chain(" + String.join(", ", names) + ")";
-        this.ofChain = "' of " + name;
+        this.linkNames = names.stream().map(n -> n + "' of '" + name).toList();
     }
 
     /** The links in order, checked: at least two, none null. */
@@ -66,8 +71,8 @@ final class Chain {
     }
 
     private void checkPermits(List<Link> links, long permits) {
-        for (Link link : links) {
-            Checks.checkPermits(permits, link.limit(), "link '", link.name(), ofChain);
+        for (int i = 0; i < links.size(); i++) {
+            links.get(i).spec().checkPermits(permits, linkNames.get(i));
         }
     }
 
@@ -78,6 +83,11 @@ final class Chain {
         return lease;
     }
 
+    /** The chain's lease for a sequence that was not stopped or was stopped by a refusal. */
+    private Lease leaseOf(AllOrNothing.Result result) {
+        return record(result.stopped() ? result.last().lease() : new Granted(result.leases()));
+    }
+
     // ---- one decision ----
 
     Lease tryAcquire(List<Link> links, long permits) {
@@ -85,43 +95,21 @@ final class Chain {
         if (closed) {
             throw new IllegalStateException(name + " is closed");
         }
-        List<Lease> taken = new ArrayList<>(links.size());
+        List<AllOrNothing.Step> steps = new ArrayList<>(links.size());
         for (Link link : links) {
-            Lease lease;
-            try {
-                lease = link.tryAcquire(permits);
-            } catch (RuntimeException e) {
-                refundAll(taken).join();
-                throw e;
-            }
-            if (!lease.isAcquired()) {
-                refundAll(taken).join();
-                return record(lease);
-            }
-            taken.add(lease);
+            steps.add(() -> CompletableFuture.completedFuture(link.tryAcquire(permits)));
         }
-        return record(new Granted(taken));
-    }
-
-    /** Refunds every lease; the future completes when all refunds have, and never exceptionally. */
-    private CompletableFuture<Void> refundAll(List<Lease> leases) {
-        if (leases.isEmpty()) {
-            return CompletableFuture.completedFuture(null);
+        // Every step has answered on this thread; only the refunds of a stopped chain may still be on their way.
+        AllOrNothing.Result result = AllOrNothing.acquire(name, steps).join();
+        Throwable failure = result.stopped() ? result.last().failure() : null;
+        if (failure instanceof RuntimeException e) {
+            throw e;
+        } else if (failure instanceof Error e) {
+            throw e;
+        } else if (failure != null) {
+            throw new CompletionException(failure);
         }
-        CompletableFuture<?>[] refunds = new CompletableFuture<?>[leases.size()];
-        for (int i = 0; i < refunds.length; i++) {
-            CompletableFuture<Boolean> refund;
-            try {
-                refund = leases.get(i).refund();
-            } catch (RuntimeException e) { // a lease of the user's own making
-                refund = CompletableFuture.failedFuture(e);
-            }
-            refunds[i] = refund.exceptionally(failure -> {
-                LOG.log(Level.WARNING, "a refund by " + name + " failed; those permits stay consumed", failure);
-                return false;
-            });
-        }
-        return CompletableFuture.allOf(refunds);
+        return leaseOf(result);
     }
 
     // ---- asynchronous, with each link's queue ----
@@ -131,119 +119,17 @@ final class Chain {
         if (closed) {
             return CompletableFuture.completedFuture(closedRefusal(links));
         }
-        Run run = new Run(links, permits);
-        run.ask(0);
-        return run.out;
+        List<AllOrNothing.Step> steps = new ArrayList<>(links.size());
+        for (Link link : links) {
+            steps.add(() -> link.acquireAsync(permits));
+        }
+        return AllOrNothing.acquire(name, steps, result -> result.stopped() && result.last().failure() != null
+                ? CompletableFuture.failedFuture(result.last().failure())
+                : CompletableFuture.completedFuture(leaseOf(result)));
     }
 
     private static Lease closedRefusal(List<Link> links) {
-        return Lease.refused(0, links.get(0).limit(), Optional.empty(), Duration.ZERO);
-    }
-
-    /**
-     * One asynchronous acquisition: the link being asked and what earlier links granted. Cancelling
-     * {@link #out} cancels the request in flight (which leaves that link's queue) and refunds the grants.
-     */
-    private final class Run {
-        final List<Link> links;
-        final long permits;
-        final CompletableFuture<Lease> out = new CompletableFuture<>();
-        final List<Lease> taken = new ArrayList<>();
-        CompletableFuture<Lease> inFlight;
-
-        Run(List<Link> links, long permits) {
-            this.links = links;
-            this.permits = permits;
-            out.whenComplete((lease, failure) -> {
-                if (out.isCancelled()) {
-                    abandon();
-                }
-            });
-        }
-
-        private void abandon() {
-            List<Lease> grants;
-            CompletableFuture<Lease> pending;
-            synchronized (this) {
-                grants = new ArrayList<>(taken);
-                taken.clear();
-                pending = inFlight;
-            }
-            if (pending != null) {
-                pending.cancel(false);
-            }
-            refundAll(grants);
-        }
-
-        void ask(int index) {
-            CompletableFuture<Lease> next;
-            try {
-                next = links.get(index).acquireAsync(permits);
-            } catch (RuntimeException e) {
-                fail(e);
-                return;
-            }
-            synchronized (this) {
-                inFlight = next;
-            }
-            if (out.isDone()) {
-                next.cancel(false);
-            }
-            next.whenComplete((lease, failure) -> answered(index, lease, failure));
-        }
-
-        private void answered(int index, Lease lease, Throwable failure) {
-            if (failure != null) {
-                fail(Waits.unwrap(failure));
-                return;
-            }
-            boolean late;
-            synchronized (this) {
-                late = out.isDone();
-                if (!late && lease.isAcquired()) {
-                    taken.add(lease);
-                }
-            }
-            if (late) {
-                refundAll(List.of(lease)); // the caller gave up meanwhile
-                return;
-            }
-            if (!lease.isAcquired()) {
-                refundThenComplete(lease);
-            } else if (index + 1 < links.size()) {
-                ask(index + 1);
-            } else {
-                List<Lease> grants;
-                synchronized (this) {
-                    grants = List.copyOf(taken);
-                }
-                if (!out.complete(record(new Granted(grants)))) {
-                    refundAll(grants);
-                }
-            }
-        }
-
-        private void refundThenComplete(Lease refusal) {
-            List<Lease> grants;
-            synchronized (this) {
-                grants = new ArrayList<>(taken);
-                taken.clear();
-            }
-            refundAll(grants).whenComplete((v, t) -> {
-                if (!out.complete(record(refusal))) {
-                    refusal.close();
-                }
-            });
-        }
-
-        private void fail(Throwable failure) {
-            List<Lease> grants;
-            synchronized (this) {
-                grants = new ArrayList<>(taken);
-                taken.clear();
-            }
-            refundAll(grants).whenComplete((v, t) -> out.completeExceptionally(failure));
-        }
+        return Lease.refused(0, links.get(0).spec().limit(), Optional.empty(), Duration.ZERO);
     }
 
     Lease acquire(List<Link> links, long permits, Duration maxWait) throws InterruptedException {
@@ -340,8 +226,7 @@ final class Chain {
             List<Link> bound = new ArrayList<>();
             for (RateLimiter l : this.limiters) {
                 bound.add(new Link() {
-                    @Override public String name() { return l.name(); }
-                    @Override public long limit() { return l.spec().limit(); }
+                    @Override public LimitSpec spec() { return l.spec(); }
                     @Override public Lease tryAcquire(long permits) { return l.tryAcquire(permits); }
                     @Override public CompletableFuture<Lease> acquireAsync(long permits) { return l.acquireAsync(permits); }
                 });
@@ -388,8 +273,7 @@ final class Chain {
 
         private static <Q> Link bind(PartitionedRateLimiter<Q> limiter, Q partition) {
             return new Link() {
-                @Override public String name() { return limiter.name(); }
-                @Override public long limit() { return limiter.spec().limit(); }
+                @Override public LimitSpec spec() { return limiter.spec(); }
                 @Override public Lease tryAcquire(long permits) { return limiter.tryAcquire(partition, permits); }
 
                 @Override
