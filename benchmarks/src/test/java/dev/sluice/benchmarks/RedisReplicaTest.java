@@ -29,7 +29,7 @@ final class RedisReplicaTest {
             contender.flush();
             assertTrue(contender.decide(3, true));
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (!replicaClient.exists("open/" + Keys.names(10)[3])) {
+            while (!replicaClient.exists("open/" + KeyNames.names(10)[3])) {
                 assertTrue(System.nanoTime() < deadline, "the bucket did not reach the replica within 10 s");
                 Thread.sleep(10);
             }
