@@ -193,7 +193,9 @@ final class Decider {
             step = CompletableFuture.failedFuture(e);
         }
         decision.step = step;
-        if (result.isDone()) { // the caller gave up while the request was being handed over
+        // The caller gave up while the request was being handed over. Past a deadline with a late handler the
+        // step may already have run: it stays, so its answer reaches the handler; a cancelled caller drops it.
+        if (result.isDone() && (decision.late == null || result.isCancelled())) {
             decision.abandonStep();
         }
         CompletableFuture<Verdict> sent = step;

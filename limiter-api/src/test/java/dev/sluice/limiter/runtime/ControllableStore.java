@@ -15,7 +15,11 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /** A real in-memory store that a test can make hang, fail, or fail retryably; counts every call. */
 final class ControllableStore implements DecisionStore {
-    enum Mode { NORMAL, HANG, FAIL, FAIL_RETRYABLE, ANSWER_LATER }
+    enum Mode {
+        NORMAL, HANG, FAIL, FAIL_RETRYABLE, ANSWER_LATER,
+        /** As {@link #ANSWER_LATER}, but the step runs and then the hand-over outlasts the tests' 30 ms deadlines. */
+        HAND_OVER_SLOWLY
+    }
 
     static final class Transient extends RuntimeException {
         private static final long serialVersionUID = 1L;
@@ -79,7 +83,14 @@ final class ControllableStore implements DecisionStore {
         if (answersToLose.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
             return CompletableFuture.failedFuture(new Transient()); // it ran, and the caller cannot know
         }
-        if (mode == Mode.ANSWER_LATER) {
+        if (mode == Mode.HAND_OVER_SLOWLY) {
+            try {
+                Thread.sleep(300);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        if (mode == Mode.ANSWER_LATER || mode == Mode.HAND_OVER_SLOWLY) {
             CompletableFuture<Verdict> later = new CompletableFuture<>();
             Verdict answer = out[0].withoutState();
             heldAnswers.add(() -> later.complete(answer));

@@ -125,6 +125,29 @@ final class LeaseRefundTest {
         }
     }
 
+    /**
+     * Regression: a deadline that passed while the store was still handing the request's future back (the step
+     * had run) cancelled that future, so the grant's answer never reached the refund and its permits stayed spent.
+     */
+    @Test
+    void grantWhoseHandOverOutlastedTheDeadline_isRefunded() throws Exception {
+        ControllableStore store = new ControllableStore();
+        RateLimiters limiters = RateLimiterRuntime.create(store);
+        try {
+            RateLimiter limiter = limiters.limiter("exports", LimitSpec.fixedWindow(5, Duration.ofMinutes(1)),
+                    LimiterOptions.builder().decisionTimeout(Duration.ofMillis(30))
+                            .failureMode(dev.sluice.limiter.FailureMode.DENY).build());
+            store.mode = ControllableStore.Mode.HAND_OVER_SLOWLY;
+            assertTrue(limiter.acquireAsync(2).get(5, TimeUnit.SECONDS).isDegraded());
+            store.mode = ControllableStore.Mode.NORMAL;
+            assertEquals(3, limiter.tryAcquire(0).remaining(), "charged in the store meanwhile");
+            store.heldAnswers.forEach(Runnable::run);
+            awaitRemaining(limiter, 5);
+        } finally {
+            limiters.close();
+        }
+    }
+
     private static void awaitRemaining(RateLimiter limiter, long expected) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (limiter.tryAcquire(0).remaining() != expected) {
