@@ -78,9 +78,10 @@ final class PropertiesReader {
     /** The settings {@code properties} write; keys outside {@code sluice.} are ignored. */
     static SluiceSettings read(Properties properties) {
         Map<String, String> values = new LinkedHashMap<>();
+        Function<String, String> written = written(properties);
         for (String key : new TreeSet<>(properties.stringPropertyNames())) {
             if (key.startsWith(PREFIX)) {
-                values.put(key, written(properties).apply(key));
+                values.put(key, written.apply(key));
             }
         }
         SluiceSettings settings = record(SluiceSettings.class, PREFIX, values);

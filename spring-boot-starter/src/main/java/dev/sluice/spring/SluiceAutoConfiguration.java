@@ -40,7 +40,7 @@ public class SluiceAutoConfiguration {
         try {
             properties.getPrefilter().modeName(); // validated with the rest, at start-up
             RateLimitFilterConfig.Builder builder =
-                    RateLimitFilterConfig.builder().settings(properties.settings(), environment::getProperty);
+                    RateLimitFilterConfig.builder().settings(properties.settings(), SluiceProperties.written(environment));
             listeners.orderedStream().forEach(builder::listener);
             return builder.build();
         } catch (IllegalArgumentException e) {

@@ -72,12 +72,23 @@ public class SluiceProperties {
             return Binder.get(environment).bind("sluice.capacity", Bindable.of(SluiceSettings.CapacitySettings.class),
                     SluiceBinding.handler()).map(c -> RateLimitFilterConfig.builder()
                             .settings(new SluiceSettings(null, null, null, false, false, null, null, c),
-                                    environment::getProperty)
+                                    written(environment))
                             .build().capacity())
                     .orElse(null);
         } catch (IllegalArgumentException e) {
             throw new InvalidSluiceConfigurationException(e.getMessage(), e);
         }
+    }
+
+    /** How the environment writes each property, for messages; null where it cannot say. */
+    static java.util.function.Function<String, String> written(Environment environment) {
+        return name -> {
+            try {
+                return environment.getProperty(name);
+            } catch (RuntimeException e) {
+                return null; // an unresolvable placeholder: the message shows the bound value instead
+            }
+        };
     }
 
     public boolean isEnabled() { return enabled; }

@@ -1,6 +1,7 @@
 package dev.sluice.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.http.ClientIdentityResolver;
 import dev.sluice.http.HttpRequestView;
@@ -17,6 +18,7 @@ import java.util.Properties;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.mock.env.MockEnvironment;
 
 /**
  * One rich configuration, read from {@link Properties} by the HTTP core and bound by Spring Boot onto the same
@@ -140,6 +142,24 @@ class SettingsBindingTest {
             assertThat(context).hasNotFailed();
             assertThat(describe(context.getBean(RateLimitFilterConfig.class))).isEqualTo(expected);
         });
+    }
+
+    /** A Hazelcast member's maps are bounded before the properties are bound: the same rules, the same messages. */
+    @Test
+    void capacityBeforeBinding_sameRulesAndMessages() {
+        assertThat(SluiceProperties.capacityOf(new MockEnvironment())).isNull();
+        assertThat(SluiceProperties.capacityOf(new MockEnvironment().withProperty("sluice.capacity.max-keys", "5000")
+                .withProperty("sluice.capacity.policy", "refuse-new-keys")))
+                .isEqualTo(dev.sluice.limiter.Capacity.maxKeys(5000).refuseNewKeys());
+        for (String[] bad : new String[][] {{"policy", "lru"}, {"max-keys", "ten"}, {"max-keys", "0"}}) {
+            Properties p = properties(List.of("sluice.capacity." + bad[0] + "=" + bad[1]));
+            String expected = org.assertj.core.api.Assertions.catchThrowable(
+                    () -> RateLimitFilterConfig.fromProperties(p)).getMessage();
+            assertThat(expected).contains("sluice.capacity." + bad[0], bad[1]);
+            assertThatThrownBy(() -> SluiceProperties.capacityOf(new MockEnvironment()
+                    .withProperty("sluice.capacity." + bad[0], bad[1])))
+                    .hasRootCauseMessage(expected);
+        }
     }
 
     /** Everything a config decides with, as text: equal text, equal decisions. */
