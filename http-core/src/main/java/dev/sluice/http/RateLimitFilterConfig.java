@@ -18,42 +18,19 @@ import java.util.Set;
 /**
  * What {@link HttpRateLimiter} enforces, behind any server's adapter, and how it answers: policies, the
  * routes they apply to, how clients are identified, and which headers are sent. Immutable and validated when built; build it in
- * code with {@link #builder()} or from {@link Properties} with {@link #fromProperties(Properties)}.
+ * code with {@link #builder()}, from typed {@link SluiceSettings} with {@link #from(SluiceSettings)} (what Spring
+ * Boot's binder fills), or from {@link Properties} with {@link #fromProperties(Properties)}.
  *
  * <p>Properties (every key under {@code sluice.}; an unknown key is an error, so typos do not pass
- * silently; the module's README has the reference table):
+ * silently) are the components of {@link SluiceSettings}, named in kebab case; the module's README has the
+ * reference table, with each default and what is allowed:
  * <pre>
- * sluice.policies.login.algorithm=sliding-log      # fixed-window|sliding-window|sliding-log|sliding-counter|token-bucket|gcra|concurrency
- * sluice.policies.login.permit-limit=10            # the limit: permits per window, bucket size, concurrent permits
- * sluice.policies.login.window=PT1M                # ISO-8601; window algorithms, and gcra's period
- * sluice.policies.api.segments=6                   # sliding-window
- * sluice.policies.api.tokens-per-period=5          # token-bucket
- * sluice.policies.api.replenishment-period=PT1S    # token-bucket
- * sluice.policies.api.burst=20                     # gcra
- * sluice.policies.upload.lease-duration=PT30S      # concurrency (default PT30S)
- * sluice.policies.login.queue-limit=0              # optional, default 0
- * sluice.policies.login.durability=replicated      # optional: replicated (default) | replicated-async | ephemeral (Hazelcast only)
- * sluice.policies.login.failure-mode=allow         # optional: allow (default) | deny | throw
- * sluice.policies.login.decision-timeout=PT1S      # optional, default PT1S
- * sluice.policies.login.identity=address           # optional: address|api-key|principal|global, or several in order
- * sluice.policies.login.shadow=false               # optional: decide and count, never refuse
- * sluice.routes.1.pattern=/login                   # an exact path or a prefix such as /api/*
- * sluice.routes.1.methods=POST                     # optional, default every method
- * sluice.routes.1.policy=login                     # one policy, or several separated by commas (all apply)
- * sluice.routes.1.cost=1                           # optional, default 1
- * sluice.client.identity=address                   # optional; the identity of policies without their own
- * sluice.client.api-key-header=X-Api-Key           # optional; only for keys authenticated before the filter
- * sluice.client.trusted-proxies=10.0.0.0/8,::1     # optional; X-Forwarded-For is believed only from these
- * sluice.client.ipv6-prefix=64                     # optional; IPv6 clients are grouped by this prefix
- * sluice.strict-matching=false                     # optional; compare paths exactly instead of canonically
- * sluice.shadow=false                              # optional; every policy in shadow mode
- * sluice.headers.enabled=true                      # optional; false leaves the RateLimit headers out
- * sluice.headers.partition-key=false               # optional; add pk (the hashed client identity)
- * sluice.headers.legacy=false                      # optional; also send RateLimit-Limit/-Remaining/-Reset
- * sluice.problem.type=https://iana.org/assignments/http-problem-types#quota-exceeded   # optional
- * sluice.capacity.max-keys=1000000                 # optional; the store's bound in keys (or max-bytes, heap-percent)
- * sluice.capacity.policy=overflow                  # optional: overflow (default) | refuse-new-keys | evict-resetting-budgets
- * sluice.capacity.overflow-cells=500000            # optional; default half the bound
+ * sluice.policies.login.algorithm=sliding-log
+ * sluice.policies.login.permit-limit=10
+ * sluice.policies.login.window=1m
+ * sluice.routes.1.pattern=/login
+ * sluice.routes.1.methods=POST
+ * sluice.routes.1.policy=login
  * </pre>
  *
  * <p>The {@code sluice.capacity.*} settings give the {@link #capacity()} of the store the limiters are created
@@ -128,6 +105,15 @@ public final class RateLimitFilterConfig {
      */
     public static RateLimitFilterConfig fromProperties(Properties properties) {
         return builder().properties(properties).build();
+    }
+
+    /**
+     * A configuration built from typed settings, with the same rules and messages as {@link #fromProperties}.
+     *
+     * @throws IllegalArgumentException naming the property, its value and what is allowed
+     */
+    public static RateLimitFilterConfig from(SluiceSettings settings) {
+        return builder().settings(settings).build();
     }
 
     /** Policies by name, in the order they were added; each with its identity, if it has its own. */
@@ -434,7 +420,28 @@ public final class RateLimitFilterConfig {
          * @throws IllegalArgumentException naming the property, its value and what is allowed
          */
         public Builder properties(Properties properties) {
-            PropertiesReader.read(Objects.requireNonNull(properties, "properties"), this);
+            Objects.requireNonNull(properties, "properties");
+            return settings(PropertiesReader.read(properties), PropertiesReader.written(properties));
+        }
+
+        /**
+         * Adds the policies, routes and settings of {@code settings} (see {@link SluiceSettings}).
+         *
+         * @throws IllegalArgumentException naming the property, its value and what is allowed
+         */
+        public Builder settings(SluiceSettings settings) {
+            return settings(settings, property -> null);
+        }
+
+        /**
+         * As {@link #settings(SluiceSettings)}; {@code written} answers how a property was written (such as the
+         * {@code Environment} it was bound from), or null, so that an error quotes the value as the user wrote it.
+         *
+         * @throws IllegalArgumentException naming the property, its value and what is allowed
+         */
+        public Builder settings(SluiceSettings settings, java.util.function.Function<String, String> written) {
+            SettingsRules.apply(Objects.requireNonNull(settings, "settings"), Objects.requireNonNull(written, "written"),
+                    this);
             return this;
         }
 

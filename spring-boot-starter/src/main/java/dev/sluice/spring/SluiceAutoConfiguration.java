@@ -10,6 +10,8 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
+import org.springframework.core.env.Environment;
 
 /**
  * The core of Sluice from {@code sluice.*} properties, in any application (web or not): the policies and routes
@@ -23,6 +25,7 @@ import org.springframework.context.annotation.Bean;
 @AutoConfiguration(after = SluiceBackendAutoConfiguration.class)
 @ConditionalOnProperty(prefix = "sluice", name = "enabled", havingValue = "true", matchIfMissing = true)
 @EnableConfigurationProperties(SluiceProperties.class)
+@Import(SluiceBinding.Advisor.class)
 public class SluiceAutoConfiguration {
     /**
      * The policies and routes of {@code sluice.*}, with every {@link DecisionListener} bean (such as the
@@ -33,11 +36,11 @@ public class SluiceAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     public RateLimitFilterConfig sluiceFilterConfig(SluiceProperties properties,
-            ObjectProvider<DecisionListener> listeners) {
+            ObjectProvider<DecisionListener> listeners, Environment environment) {
         try {
             properties.getPrefilter().modeName(); // validated with the rest, at start-up
             RateLimitFilterConfig.Builder builder =
-                    RateLimitFilterConfig.builder().properties(properties.toFilterProperties());
+                    RateLimitFilterConfig.builder().settings(properties.settings(), SluiceProperties.written(environment));
             listeners.orderedStream().forEach(builder::listener);
             return builder.build();
         } catch (IllegalArgumentException e) {

@@ -18,6 +18,6 @@ import org.springframework.context.annotation.Import;
 @EnableConfigurationProperties(SluiceProperties.class)
 // Backends in order of preference; each registers only if no RateLimiters exists yet. They are imports, not
 // nested classes, because nested classes would be registered before the imports.
-@Import({SluiceHazelcastConfiguration.class, SluiceJCacheConfiguration.class, SluiceInProcessConfiguration.class})
+@Import({SluiceBinding.Advisor.class, SluiceHazelcastConfiguration.class, SluiceJCacheConfiguration.class, SluiceInProcessConfiguration.class})
 public class SluiceBackendAutoConfiguration {
 }

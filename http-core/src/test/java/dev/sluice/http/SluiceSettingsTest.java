@@ -1,0 +1,108 @@
+package dev.sluice.http;
+
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sluice.http.SluiceSettings.Algorithm;
+import dev.sluice.http.SluiceSettings.PolicySettings;
+import dev.sluice.http.SluiceSettings.RouteSettings;
+import dev.sluice.limiter.FailureMode;
+import dev.sluice.limiter.LimitSpec;
+import java.io.StringReader;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.TreeSet;
+import org.junit.jupiter.api.Test;
+
+/** The typed settings: built in code, they give what their properties give, and are held to the same rules. */
+final class SluiceSettingsTest {
+
+    private static PolicySettings fixedWindow(long limit, Duration window) {
+        return new PolicySettings(Algorithm.FIXED_WINDOW, limit, window, null, null, null, null, null, null,
+                FailureMode.DENY, null, null, null, null, null);
+    }
+
+    private static SluiceSettings settings(PolicySettings login) {
+        return new SluiceSettings(Map.of("login", login),
+                Map.of("1", new RouteSettings("/login", List.of("POST"), List.of("login"), 2L)), null, false, false,
+                null, null, null);
+    }
+
+    @Test
+    void settingsInCode_giveWhatTheirPropertiesGive() throws Exception {
+        Properties p = new Properties();
+        p.load(new StringReader("""
+                sluice.policies.login.algorithm=fixed-window
+                sluice.policies.login.permit-limit=10
+                sluice.policies.login.window=1m
+                sluice.policies.login.failure-mode=deny
+                sluice.routes.1.pattern=/login
+                sluice.routes.1.methods=POST
+                sluice.routes.1.policy=login
+                sluice.routes.1.cost=2
+                """));
+        RateLimitFilterConfig read = RateLimitFilterConfig.fromProperties(p);
+        RateLimitFilterConfig built = RateLimitFilterConfig.from(settings(fixedWindow(10, Duration.ofMinutes(1))));
+        assertEquals(LimitSpec.fixedWindow(10, Duration.ofMinutes(1)), built.policies().get("login").spec());
+        assertEquals(read.policies().get("login").spec(), built.policies().get("login").spec());
+        assertEquals(read.policies().get("login").options().toString(), built.policies().get("login").options().toString());
+        assertEquals(read.routes(), built.routes());
+        assertEquals(read.toString(), built.toString());
+        assertEquals(SluiceSettings.defaults(), PropertiesReader.read(new Properties()));
+    }
+
+    @Test
+    void typedValues_heldToTheReadersRules_namingTheProperty() {
+        assertEquals("invalid property sluice.policies.login.permit-limit='0'; expected a whole number between 1"
+                        + " and 1000000000",
+                assertThrows(IllegalArgumentException.class, () -> RateLimitFilterConfig.from(
+                        settings(fixedWindow(0, Duration.ofMinutes(1))))).getMessage());
+        assertEquals("invalid property sluice.policies.login.window='-PT1M'; expected "
+                        + PropertiesReader.DURATION_EXPECTED,
+                assertThrows(IllegalArgumentException.class, () -> RateLimitFilterConfig.from(
+                        settings(fixedWindow(10, Duration.ofMinutes(-1))))).getMessage());
+        // As written, when the source can say.
+        assertEquals("invalid property sluice.policies.login.permit-limit='00'; expected a whole number between 1"
+                        + " and 1000000000",
+                assertThrows(IllegalArgumentException.class, () -> RateLimitFilterConfig.builder()
+                        .settings(settings(fixedWindow(0, Duration.ofMinutes(1))),
+                                k -> k.endsWith("permit-limit") ? "00" : null)
+                        .build()).getMessage());
+        PolicySettings withBurst = new PolicySettings(Algorithm.FIXED_WINDOW, 10L, Duration.ofMinutes(1), null, null,
+                null, 5L, null, null, null, null, null, null, null, null);
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> RateLimitFilterConfig.from(settings(withBurst)))
+                .getMessage().startsWith("unknown property sluice.policies.login.burst='5' for algorithm fixed-window;"));
+    }
+
+    @Test
+    void checkWritten_refusesWhatTheReaderRefuses() {
+        assertEquals("invalid property sluice.shadow='yes'; expected true or false",
+                assertThrows(IllegalArgumentException.class, () -> SluiceSettings.checkWritten("sluice.shadow", "yes"))
+                        .getMessage());
+        assertEquals("invalid property sluice.policies.p.window='60'; expected " + PropertiesReader.DURATION_EXPECTED,
+                assertThrows(IllegalArgumentException.class,
+                        () -> SluiceSettings.checkWritten("sluice.policies.p.window", "60")).getMessage());
+        assertDoesNotThrow(() -> SluiceSettings.checkWritten("sluice.policies.p.window", "1m"));
+        assertDoesNotThrow(() -> SluiceSettings.checkWritten("sluice.policies.p.window", "PT1M"));
+        assertDoesNotThrow(() -> SluiceSettings.checkWritten("sluice.filter.order", "x")); // not the model's
+    }
+
+    /** The rule tables name only settings the model has. */
+    @Test
+    void ruleTables_nameSettingsOfTheModel() {
+        Set<String> policy = new TreeSet<>(PropertiesReader.names(PolicySettings.class));
+        PropertiesReader.ALGORITHM_KEYS.values().forEach(keys -> assertTrue(policy.containsAll(keys), keys.toString()));
+        assertEquals(PropertiesReader.ALGORITHMS, LimitSpec.ALGORITHMS.stream()
+                .filter(a -> !a.equals(LimitSpec.ALL_OF)).toList());
+        Set<String> all = new TreeSet<>(policy);
+        all.addAll(PropertiesReader.names(RouteSettings.class));
+        all.addAll(PropertiesReader.names(SluiceSettings.ClientSettings.class));
+        all.addAll(PropertiesReader.names(SluiceSettings.CapacitySettings.class));
+        assertTrue(all.containsAll(PropertiesReader.RANGES.keySet()), PropertiesReader.RANGES.keySet().toString());
+    }
+}
