@@ -248,8 +248,8 @@ public final class BenchmarkMain {
         List<String> keys = List.of("hot", "uniform");
         // Grants carry the comparison (every contender writes and backs up); refusals are the cheap case,
         // measured at 32 threads, with the CPU pass as the steadier figure.
-        passes.add(new Pass("peers", params(List.of("sluice", "sluice-coalesced", "raw", "bucket4j"), both, keys,
-                List.of("grant")), List.of(1, 8, 32), true));
+        passes.add(new Pass("peers", params(List.of("sluice", "sluice-coalesced", "raw", "bucket4j",
+                "sluice-allowance"), both, keys, List.of("grant")), List.of(1, 8, 32), true));
         passes.add(new Pass("refusals", params(List.of("sluice", "sluice-coalesced", "raw", "bucket4j"), both,
                 List.of("uniform"), List.of("refuse")), List.of(32), true));
         if (redis) {
@@ -362,6 +362,15 @@ public final class BenchmarkMain {
             String[] f = line.split("\t");
             if (f.length == 8) {
                 granted.put(String.join("|", f[0], f[1], f[2], f[3], f[4], f[5], f[6]), Double.parseDouble(f[7]));
+            }
+            // An allowance's permits taken from the store, granted, its cap and the store's own count, kept as
+            // Report.strandedKey(...) entries; the largest of the rounds
+            if (f.length == 12 && f[0].equals(DecisionBench.STRANDED_TAG)) {
+                String cell = String.join("|", f[1], f[2], f[3], f[4], f[5], f[6], f[7]);
+                for (int i = 0; i < Report.STRANDED_FIELDS.size(); i++) {
+                    granted.merge(Report.strandedKey(Report.STRANDED_FIELDS.get(i), cell), Double.parseDouble(f[8 + i]),
+                            Math::max);
+                }
             }
         }
         return granted;
