@@ -158,6 +158,9 @@ public final class BenchmarkMain {
         jvmArgs.addAll(List.of("-Xmx1g", "-XX:+UseParallelGC", "-Dhazelcast.phone.home.enabled=false",
                 "-Dhazelcast.logging.type=none", "-D" + DecisionBench.AUX_PROPERTY + "=" + aux));
         jvmArgs.addAll(BenchCluster.HAZELCAST_OPENS);
+        if (!BenchCluster.capacityBound()) {
+            jvmArgs.add("-D" + BenchCluster.CAPACITY_PROPERTY + "=off");
+        }
         List<Process> members = new ArrayList<>();
         List<Cell> cells = new ArrayList<>();
         List<MemoryPerKey.Row> memory = List.of();
@@ -165,7 +168,7 @@ public final class BenchmarkMain {
         // The cheapest, most robust evidence first; the report is rewritten after every pass, so an
         // interrupted run still leaves what it measured.
         List<CpuPerDecision.Row> cpu = only.isEmpty() || only.contains("cpu")
-                ? CpuPerDecision.measure(smoke ? 500 : 20_000, smoke ? 400 : Integer.getInteger("sluice.bench.cpu.decisions", 30_000),
+                ? CpuPerDecision.measure(smoke ? 500 : Integer.getInteger("sluice.bench.cpu.keys", 20_000), smoke ? 400 : Integer.getInteger("sluice.bench.cpu.decisions", 30_000),
                         rounds)
                 : List.of();
         List<Cell> measured = new ArrayList<>();

@@ -42,6 +42,10 @@ final class Report {
         md.append("- rounds: ").append(c.rounds()).append(" of the peers, refusals and Redis passes and of the CPU pass,"
                 + " each round in another contender order; a row shows the round of median ops/s (CPU: median CPU)"
                 + " and the range over all rounds\n");
+        if (!BenchCluster.capacityBound()) {
+            md.append("- capacity bound of Sluice's maps: off (`-D").append(BenchCluster.CAPACITY_PROPERTY)
+                    .append("=off`)\n");
+        }
         md.append("- Redis: ").append(c.redis() ? "measured (redis-server on 127.0.0.1:" + RedisContender.PORT + ")"
                 : "not measured (no server answered)").append('\n');
         md.append('\n');
