@@ -16,7 +16,7 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * The uncoalesced 100,000-key cell round by round, beside the raw floor, where its cost can be split:
  * <pre>{@code
- * java <Hazelcast's --add-opens> [-Dsluice.bench.capacity=off] [-Drawttl=true] [-Djfr=FILE] \
+ * java <Hazelcast's --add-opens> [-Dsluice.bench.capacity=off] [-Drawttl=true] [-DgcAfterFill=true] [-Djfr=FILE] \
  *     -cp benchmarks/target/benchmarks.jar dev.sluice.benchmarks.UniformCellProfile \
  *     warm|cold KEYS THREADS DECISIONS ROUNDS
  * }</pre>
@@ -61,6 +61,9 @@ public final class UniformCellProfile {
             if (ttl) {
                 Exhaust.decideOnce(rawTtl, 0, keys, true);
             }
+            if (Boolean.getBoolean("gcAfterFill")) {
+                System.gc(); // tenures the fill at once: without it, young collections copy it for the next rounds
+            }
         }
         jdk.jfr.Recording recording = null;
         for (int round = -1; round < rounds; round++) {
@@ -72,8 +75,9 @@ public final class UniformCellProfile {
             for (int j = 0; j < cs.length; j++) {
                 int i = (j + Math.max(0, round)) % cs.length;
                 double[] r = run(cs[i], warm, keys, threads, round < 0 ? decisions / 2 : decisions, next[i]);
-                System.out.printf(Locale.ROOT, "%s %s %s keys=%d threads=%d round=%d cpu_us=%.1f wall_ops=%.0f%n",
-                        label, warm ? "warm" : "cold", names[i], keys, threads, round, r[0], r[1]);
+                System.out.printf(Locale.ROOT, "%s %s %s keys=%d threads=%d round=%d cpu_us=%.1f wall_ops=%.0f"
+                        + " jit_ms=%.0f gc_ms=%.0f%n", label, warm ? "warm" : "cold", names[i], keys, threads, round,
+                        r[0], r[1], r[2], r[3]);
             }
         }
         if (recording != null) {
@@ -102,6 +106,9 @@ public final class UniformCellProfile {
     private static double[] run(Contender c, boolean warm, int keys, int threads, int decisions, AtomicLong next)
             throws InterruptedException {
         var os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+        // The JIT's and the collector's share of the round: CPU the execution samples cannot see
+        long jit0 = ManagementFactory.getCompilationMXBean().getTotalCompilationTime();
+        long gc0 = gcMillis();
         AtomicLong left = new AtomicLong(decisions);
         Thread[] ts = new Thread[threads];
         long cpu0 = os.getProcessCpuTime();
@@ -123,6 +130,15 @@ public final class UniformCellProfile {
         }
         long wall = System.nanoTime() - t0;
         long cpu = os.getProcessCpuTime() - cpu0;
-        return new double[] {cpu / 1e3 / decisions, decisions / (wall / 1e9)};
+        return new double[] {cpu / 1e3 / decisions, decisions / (wall / 1e9),
+            ManagementFactory.getCompilationMXBean().getTotalCompilationTime() - jit0, gcMillis() - gc0};
+    }
+
+    private static long gcMillis() {
+        long ms = 0;
+        for (var gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+            ms += Math.max(0, gc.getCollectionTime());
+        }
+        return ms;
     }
 }
