@@ -367,12 +367,16 @@ public final class BenchmarkMain {
                 granted.put(String.join("|", f[0], f[1], f[2], f[3], f[4], f[5], f[6]), Double.parseDouble(f[7]));
             }
             // An allowance's permits taken from the store, granted, its cap and the store's own count, kept as
-            // Report.strandedKey(...) entries; the largest of the rounds
+            // Report.strandedKey(...) entries: those of the round that stranded the most
             if (f.length == 12 && f[0].equals(DecisionBench.STRANDED_TAG)) {
                 String cell = String.join("|", f[1], f[2], f[3], f[4], f[5], f[6], f[7]);
-                for (int i = 0; i < Report.STRANDED_FIELDS.size(); i++) {
-                    granted.merge(Report.strandedKey(Report.STRANDED_FIELDS.get(i), cell), Double.parseDouble(f[8 + i]),
-                            Math::max);
+                double stranded = Double.parseDouble(f[8]) - Double.parseDouble(f[9]);
+                String most = Report.strandedKey("most", cell);
+                if (stranded >= granted.getOrDefault(most, Double.NEGATIVE_INFINITY)) {
+                    granted.put(most, stranded);
+                    for (int i = 0; i < Report.STRANDED_FIELDS.size(); i++) {
+                        granted.put(Report.strandedKey(Report.STRANDED_FIELDS.get(i), cell), Double.parseDouble(f[8 + i]));
+                    }
                 }
             }
         }

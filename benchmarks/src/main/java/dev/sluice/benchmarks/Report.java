@@ -163,7 +163,8 @@ final class Report {
         md.append("Coalesced Sluice behind `LocalPrefilter` with `PrefilterMode.ALLOWANCE` and its defaults (batch up to"
                 + " 10% of the limit, refill interval 100 ms, hold 1 s; cache of 200,000 keys). Stranded = permits the"
                 + " store granted to the pre-filter (batches) − permits granted to callers, over the whole trial (set-up,"
-                + " warm-up and measurement), in this replica, the benchmark JVM; `store` is the same from the store's own"
+                + " warm-up and measurement; of several rounds, the one that stranded the most), in this replica, the"
+                + " benchmark JVM; `store` is the same from the store's own"
                 + " count on the hot key (its limit − what it still holds). Bound = the largest batch per key"
                 + " (`max(1, floor(limit × 0.1))` of the open spec, 10^9); ratios per round, median (range).\n\n");
         md.append("| setting | ops/s | range | p50 µs | p99 µs | ÷ Redis Lua | ÷ coalesced | stranded | store | taken |"
