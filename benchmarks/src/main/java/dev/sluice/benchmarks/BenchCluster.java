@@ -59,11 +59,23 @@ final class BenchCluster {
         config.setProperty("hazelcast.logging.type", "none");
         config.setProperty("hazelcast.shutdownhook.enabled", "false");
         SluiceHazelcast.configure(config);
+        if (!capacityBound()) {
+            // Without the registry the processors store every new key at once: the cost of the bound, measured
+            config.getUserContext().remove(SluiceHazelcast.CAPACITY_KEY);
+        }
         register(config.getSerializationConfig());
         rawMap(config.getMapConfig(RAW), 1);
         rawMap(config.getMapConfig(RAW_EPHEMERAL), 0);
         rawMap(config.getMapConfig(RAW_TTL), 1);
         return config;
+    }
+
+    /** The system property that turns the capacity bound of Sluice's maps off ({@code off}), for profiling it. */
+    static final String CAPACITY_PROPERTY = "sluice.bench.capacity";
+
+    /** False with {@code -Dsluice.bench.capacity=off}. */
+    static boolean capacityBound() {
+        return !"off".equals(System.getProperty(CAPACITY_PROPERTY));
     }
 
     private static void rawMap(MapConfig map, int backups) {
@@ -131,6 +143,9 @@ final class BenchCluster {
                 command.add(System.getProperty("java.home") + File.separator + "bin" + File.separator + "java");
                 command.addAll(Arrays.asList("-Xmx512m", "-XX:+UseParallelGC"));
                 command.addAll(HAZELCAST_OPENS);
+                if (!capacityBound()) {
+                    command.add("-D" + CAPACITY_PROPERTY + "=off");
+                }
                 command.addAll(Arrays.asList("-Dhazelcast.phone.home.enabled=false", "-Dhazelcast.logging.type=none",
                         "-cp", System.getProperty("java.class.path"), BenchMember.class.getName(),
                         cluster, Integer.toString(port), String.join(",", started)));

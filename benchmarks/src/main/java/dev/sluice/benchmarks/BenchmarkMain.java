@@ -164,6 +164,9 @@ public final class BenchmarkMain {
         jvmArgs.addAll(List.of("-Xmx1g", "-XX:+UseParallelGC", "-Dhazelcast.phone.home.enabled=false",
                 "-Dhazelcast.logging.type=none", "-D" + DecisionBench.AUX_PROPERTY + "=" + aux));
         jvmArgs.addAll(BenchCluster.HAZELCAST_OPENS);
+        if (!BenchCluster.capacityBound()) {
+            jvmArgs.add("-D" + BenchCluster.CAPACITY_PROPERTY + "=off");
+        }
         List<Process> members = new ArrayList<>();
         List<Cell> cells = new ArrayList<>();
         List<MemoryPerKey.Row> memory = List.of();
@@ -171,7 +174,7 @@ public final class BenchmarkMain {
         // The cheapest, most robust evidence first; the report is rewritten after every pass, so an
         // interrupted run still leaves what it measured.
         List<CpuPerDecision.Row> cpu = only.isEmpty() || only.contains("cpu")
-                ? CpuPerDecision.measure(smoke ? 500 : 20_000, smoke ? 400 : Integer.getInteger("sluice.bench.cpu.decisions", 30_000),
+                ? CpuPerDecision.measure(smoke ? 500 : Integer.getInteger("sluice.bench.cpu.keys", 20_000), smoke ? 400 : Integer.getInteger("sluice.bench.cpu.decisions", 30_000),
                         rounds)
                 : List.of();
         List<Cell> measured = new ArrayList<>();
@@ -259,8 +262,8 @@ public final class BenchmarkMain {
         List<String> keys = List.of("hot", "uniform");
         // Grants carry the comparison (every contender writes and backs up); refusals are the cheap case,
         // measured at 32 threads, with the CPU pass as the steadier figure.
-        passes.add(new Pass("peers", params(List.of("sluice", "sluice-coalesced", "raw", "bucket4j"), both, keys,
-                List.of("grant")), List.of(1, 8, 32), true));
+        passes.add(new Pass("peers", params(List.of("sluice", "sluice-coalesced", "raw", "bucket4j",
+                "sluice-allowance"), both, keys, List.of("grant")), List.of(1, 8, 32), true));
         passes.add(new Pass("refusals", params(List.of("sluice", "sluice-coalesced", "raw", "bucket4j"), both,
                 List.of("uniform"), List.of("refuse")), List.of(32), true));
         if (redis) {
@@ -384,6 +387,19 @@ public final class BenchmarkMain {
             String[] f = line.split("\t");
             if (f.length == 8) {
                 granted.put(String.join("|", f[0], f[1], f[2], f[3], f[4], f[5], f[6]), Double.parseDouble(f[7]));
+            }
+            // An allowance's permits taken from the store, granted, its cap and the store's own count, kept as
+            // Report.strandedKey(...) entries: those of the round that stranded the most
+            if (f.length == 12 && f[0].equals(DecisionBench.STRANDED_TAG)) {
+                String cell = String.join("|", f[1], f[2], f[3], f[4], f[5], f[6], f[7]);
+                double stranded = Double.parseDouble(f[8]) - Double.parseDouble(f[9]);
+                String most = Report.strandedKey("most", cell);
+                if (stranded >= granted.getOrDefault(most, Double.NEGATIVE_INFINITY)) {
+                    granted.put(most, stranded);
+                    for (int i = 0; i < Report.STRANDED_FIELDS.size(); i++) {
+                        granted.put(Report.strandedKey(Report.STRANDED_FIELDS.get(i), cell), Double.parseDouble(f[8 + i]));
+                    }
+                }
             }
         }
         return granted;

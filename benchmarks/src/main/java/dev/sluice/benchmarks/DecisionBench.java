@@ -62,6 +62,8 @@ public class DecisionBench {
     static final String EMBEDDED_PROPERTY = "sluice.bench.embedded";
     static final String SERVERS_PROPERTY = "sluice.bench.servers";
     static final String AUX_PROPERTY = "sluice.bench.aux";
+    /** Heads the aux lines of an allowance's stranded permits (the others are granted percentages). */
+    static final String STRANDED_TAG = "stranded";
     static final String EMBEDDED_CLUSTER = "sluice-bench-embedded";
     static final String SERVERS_CLUSTER = "sluice-bench-servers";
     static final int EMBEDDED_EXTERNAL_PORT = 6101;
@@ -70,8 +72,9 @@ public class DecisionBench {
     static final int UNIFORM_KEYS = 100_000;
 
     /**
-     * sluice, sluice-async, sluice-coalesced, sluice-coalesced-async, raw, raw-async, bucket4j,
-     * bucket4j-async, local, redis, redis-replica (Redis with an asynchronous replica).
+     * sluice, sluice-async, sluice-coalesced, sluice-coalesced-async, sluice-allowance (coalesced, behind the
+     * pre-filter's allowance), raw, raw-async, bucket4j, bucket4j-async, local, redis, redis-replica (Redis with
+     * an asynchronous replica).
      */
     @Param({"sluice"})
     public String contender;
@@ -206,6 +209,10 @@ public class DecisionBench {
                         contender.endsWith("async"), keyCount, SluiceContender.openSpec(algorithm),
                         SluiceContender.closedSpec(algorithm), options, placement);
             }
+            case "sluice-allowance":
+                return SluiceContender.allowance(HazelcastRateLimiters.create(hazelcast, HazelcastCoalescing.on()),
+                        false, keyCount, SluiceContender.openSpec(algorithm), SluiceContender.closedSpec(algorithm),
+                        options, placement);
             case "local":
                 return new SluiceContender(LocalRateLimiters.create(), false, keyCount,
                         SluiceContender.openSpec(algorithm), SluiceContender.closedSpec(algorithm), options, placement);
@@ -263,6 +270,14 @@ public class DecisionBench {
         if (aux != null && total > 0) {
             String line = String.join("\t", contender, topology, keys, outcome, algorithm, durability,
                     Integer.toString(counts.size()), Double.toString(100.0 * granted / total)) + "\n";
+            Files.writeString(Path.of(aux), line, StandardCharsets.UTF_8, StandardOpenOption.CREATE,
+                    StandardOpenOption.APPEND);
+        }
+        SluiceContender.Stranded s = subject instanceof SluiceContender sluice ? sluice.stranded() : null;
+        if (aux != null && s != null) {
+            String line = String.join("\t", STRANDED_TAG, contender, topology, keys, outcome, algorithm, durability,
+                    Integer.toString(counts.size()), Long.toString(s.taken()), Long.toString(s.granted()),
+                    Long.toString(s.cap()), Long.toString(s.storeConsumed())) + "\n";
             Files.writeString(Path.of(aux), line, StandardCharsets.UTF_8, StandardOpenOption.CREATE,
                     StandardOpenOption.APPEND);
         }

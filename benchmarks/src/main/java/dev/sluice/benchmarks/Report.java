@@ -16,8 +16,10 @@ final class Report {
             long elapsedSeconds, String command, int warmup, int iterations, int seconds, int rounds, boolean redis,
             boolean smoke) {}
 
-    private static final List<String> ORDER = List.of("sluice", "sluice-coalesced", "raw", "bucket4j", "local",
-            "redis", "redis-replica");
+    private static final List<String> ORDER = List.of("sluice", "sluice-coalesced", "sluice-allowance", "raw",
+            "bucket4j", "local", "redis", "redis-replica");
+    /** What an allowance cell's aux line carries, in order (see {@link #strandedKey}). */
+    static final List<String> STRANDED_FIELDS = List.of("taken", "granted", "cap", "store");
     private static final String HEADER = "| topology | keys | outcome | threads | contender | ops/s | ops/s range | p50 µs"
             + " | p99 µs | p99.9 µs | vs Sluice | granted % |\n|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n";
 
@@ -40,6 +42,10 @@ final class Report {
         md.append("- rounds: ").append(c.rounds()).append(" of the peers, refusals and Redis passes and of the CPU pass,"
                 + " each round in another contender order; a row shows the round of median ops/s (CPU: median CPU)"
                 + " and the range over all rounds\n");
+        if (!BenchCluster.capacityBound()) {
+            md.append("- capacity bound of Sluice's maps: off (`-D").append(BenchCluster.CAPACITY_PROPERTY)
+                    .append("=off`)\n");
+        }
         md.append("- Redis: ").append(c.redis() ? "measured (redis-server on 127.0.0.1:" + RedisContender.PORT + ")"
                 : "not measured (no server answered)").append('\n');
         md.append('\n');
@@ -133,6 +139,7 @@ final class Report {
                     r.hazelcastBytesPerKey()) : "n/a (OBJECT format: Hazelcast does not estimate)"));
         }
         md.append('\n');
+        md.append(allowance(cells, measured, granted));
         if (!c.smoke()) {
             md.append(Goals.render(cells, measured, cpu, c.rounds()));
             md.append(Goals.equalDurability(cells, measured));
@@ -170,6 +177,49 @@ final class Report {
                         && y.outcome().equals(x.outcome()) && y.threads() == x.threads())
                         .ifPresent(y -> row(md, y, x.topology(), ref, granted));
             }
+        }
+        md.append('\n');
+        return md.toString();
+    }
+
+    /** The key under which {@link BenchmarkMain} keeps one of an allowance cell's {@link #STRANDED_FIELDS}. */
+    static String strandedKey(String field, String cellKey) {
+        return "stranded:" + field + "|" + cellKey;
+    }
+
+    /**
+     * The pre-filter's allowance (coalesced Sluice behind {@code LocalPrefilter} in ALLOWANCE mode) beside Redis
+     * and coalesced Sluice, with the permits it stranded in this one replica (the benchmark JVM).
+     */
+    static String allowance(List<Cell> cells, List<Cell> measured, Map<String, Double> aux) {
+        List<Cell> rows = select(cells, x -> x.contender().equals("sluice-allowance") && base(x));
+        if (rows.isEmpty()) {
+            return "";
+        }
+        StringBuilder md = new StringBuilder("## Allowance: the pre-filter's ALLOWANCE mode (one replica)\n\n");
+        md.append("Coalesced Sluice behind `LocalPrefilter` with `PrefilterMode.ALLOWANCE` and its defaults (batch up to"
+                + " 10% of the limit, refill interval 100 ms, hold 1 s; cache of 200,000 keys). Stranded = permits the"
+                + " store granted to the pre-filter (batches) − permits granted to callers, over the whole trial (set-up,"
+                + " warm-up and measurement; of several rounds, the one that stranded the most), in this replica, the"
+                + " benchmark JVM; `store` is the same from the store's own"
+                + " count on the hot key (its limit − what it still holds). Bound = the largest batch per key"
+                + " (`max(1, floor(limit × 0.1))` of the open spec, 10^9); ratios per round, median (range).\n\n");
+        md.append("| setting | ops/s | range | p50 µs | p99 µs | ÷ Redis Lua | ÷ coalesced | stranded | store | taken |"
+                + " bound per key |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        for (Cell x : rows) {
+            String cell = BenchmarkMain.auxKey(x);
+            Double taken = aux.get(strandedKey("taken", cell));
+            Double grantedPermits = aux.get(strandedKey("granted", cell));
+            Double cap = aux.get(strandedKey("cap", cell));
+            Double store = aux.get(strandedKey("store", cell));
+            String stranded = taken == null || grantedPermits == null ? "–" : fmt(taken - grantedPermits);
+            String fromStore = store == null || store < 0 || grantedPermits == null ? "–" : fmt(store - grantedPermits);
+            md.append(String.format(Locale.ROOT, "| %s %s %d thr | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |%n",
+                    x.topology(), x.keys(), x.threads(), fmt(x.opsPerSecond()), range(x), fmt(x.p50()), fmt(x.p99()),
+                    Goals.redis(measured, x).map(r -> r.show(0, true).replace(" ✓", "")).orElse("–"),
+                    Goals.ratios(measured, x, "sluice-coalesced", Cell::opsPerSecond)
+                            .map(r -> r.show(0, true).replace(" ✓", "")).orElse("–"),
+                    stranded, fromStore, taken == null ? "–" : fmt(taken), cap == null ? "–" : fmt(cap)));
         }
         md.append('\n');
         return md.toString();

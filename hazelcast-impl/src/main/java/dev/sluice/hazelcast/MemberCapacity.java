@@ -8,7 +8,9 @@ import dev.sluice.limiter.algorithm.Algorithms;
 import dev.sluice.limiter.algorithm.Overflow;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 
 /**
  * The bound of a member's Sluice maps that keep every state that still limits
@@ -18,11 +20,15 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>A processor asks {@link #admit} only when it would store state for a key that has none. The bound is the
  * member's, not a partition's, so a flood aimed at one partition fills nothing while the member has room: the
- * member's owned entries ({@code getLocalMapStats()}, public API, which walks every partition) are read at most
- * once per {@value #COUNT_REFRESH_MILLIS} ms, and the keys admitted since are counted on top. Entries that expire
- * in between still count until the next read (more decisions go to cells, never fewer), and a key admitted while
- * a read runs may be missed by both: the bound can be passed by about as many keys as there are partition threads,
- * in memory only, never in a decision.
+ * member's owned entries ({@code getLocalMapStats()}, public API, which walks every partition: tens to hundreds of
+ * microseconds whatever the entry count) are read at most once per {@value #COUNT_REFRESH_MILLIS} ms, and the keys
+ * admitted since are counted on top. While that count is under half the bound, the read waits up to
+ * {@value #FAR_REFRESH_MILLIS} ms: every admission is counted anyway, so only entries that came without one (a
+ * migration) are missed meanwhile, and those would have to more than double the member's entries to reach the
+ * bound. One partition thread reads while the others go on with the last count. Entries that expire in between
+ * still count until the next read (more decisions go to cells, never fewer), and a key admitted while a read runs
+ * may be missed by both: the bound can be passed by about as many keys as there are partition threads, in memory
+ * only, never in a decision.
  *
  * <p>At the bound a new key of a spec that can share is sent to its overflow cell ({@link Overflow}, an ordinary
  * entry of the same map, admitted whatever the bound: the table is fixed), and the member remembers, per group of
@@ -35,6 +41,8 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class MemberCapacity {
     static final long COUNT_REFRESH_MILLIS = 20;
+    /** The longest the count waits for a read while it is under half the bound. */
+    static final long FAR_REFRESH_MILLIS = 1_000;
 
     /** A map's bound and policy. */
     private record Bound(long maxKeys, Capacity.Policy policy, int cells) {}
@@ -106,8 +114,8 @@ final class MemberCapacity {
         String group = Overflow.groupOf(key, spec);
         AtomicLong until = shares ? overflowingUntil.get(group) : null;
         boolean overflowing = until != null && now < until.get();
-        if (!overflowing && ownedEntries(instance, mapName) < bound.maxKeys()) {
-            counts.get(mapName).admitted.incrementAndGet();
+        if (!overflowing && ownedEntries(instance, mapName, bound.maxKeys()) < bound.maxKeys()) {
+            counts.get(mapName).admitted();
             return null;
         }
         if (!shares) {
@@ -121,26 +129,46 @@ final class MemberCapacity {
     }
 
 
-    private long ownedEntries(HazelcastInstance instance, String mapName) {
-        Count count = counts.computeIfAbsent(mapName, m -> new Count());
-        long wall = System.currentTimeMillis();
-        if (wall - count.readAt >= COUNT_REFRESH_MILLIS) {
-            synchronized (count) {
-                if (wall - count.readAt >= COUNT_REFRESH_MILLIS) {
-                    long before = count.admitted.get();
-                    count.owned = instance.getMap(mapName).getLocalMapStats().getOwnedEntryCount();
-                    count.admitted.addAndGet(-before); // those are in the read now; later ones are counted on top
-                    count.readAt = wall;
-                }
-            }
-        }
-        return count.owned + count.admitted.get();
+    private long ownedEntries(HazelcastInstance instance, String mapName, long maxKeys) {
+        return counts.computeIfAbsent(mapName, m -> new Count()).current(System.currentTimeMillis(), maxKeys,
+                () -> instance.getMap(mapName).getLocalMapStats().getOwnedEntryCount());
     }
 
     /** A map's owned entries as last read, and the keys admitted since. */
-    private static final class Count {
-        volatile long owned;
-        volatile long readAt = Long.MIN_VALUE / 2;
-        final AtomicLong admitted = new AtomicLong();
+    static final class Count {
+        private volatile long owned;
+        private volatile long readAt = Long.MIN_VALUE / 2;
+        private final AtomicLong admitted = new AtomicLong();
+        private final AtomicBoolean reading = new AtomicBoolean();
+
+        /**
+         * The owned entries at {@code wall} (ms) as far as this member can tell, re-read with {@code read} when the
+         * last read is older than {@value MemberCapacity#COUNT_REFRESH_MILLIS} ms, or
+         * {@value MemberCapacity#FAR_REFRESH_MILLIS} ms while the count is under half of {@code maxKeys}; a caller
+         * that finds another reading uses the last count.
+         */
+        long current(long wall, long maxKeys, LongSupplier read) {
+            long count = owned + admitted.get();
+            long maxAge = count < maxKeys / 2 ? FAR_REFRESH_MILLIS : COUNT_REFRESH_MILLIS;
+            if (wall - readAt >= maxAge && reading.compareAndSet(false, true)) {
+                try {
+                    if (wall - readAt >= maxAge) {
+                        long before = admitted.get();
+                        owned = read.getAsLong();
+                        admitted.addAndGet(-before); // those are in the read now; later ones are counted on top
+                        readAt = wall;
+                        count = owned + admitted.get();
+                    }
+                } finally {
+                    reading.set(false);
+                }
+            }
+            return count;
+        }
+
+        /** Counts a key admitted since the last read. */
+        void admitted() {
+            admitted.incrementAndGet();
+        }
     }
 }

@@ -254,11 +254,16 @@ final class AllowancePool implements Prefilter {
         long resetAfter = LocalClock.toNanos(answer.resetAfter());
         long until = clock.end(sent, Math.min(resetAfter, maxHoldNanos));
         long extra = ask - permits;
+        long expired = 0;
         long remaining;
         synchronized (s) {
             s.storeRemaining = answer.remaining();
             s.storeLimit = answer.limit();
             s.storeResetAt = sent + resetAfter;
+            long held = s.expirePool(now);
+            if (held < 0) {
+                expired = -held; // the pool ran out during the hop: the batch must not inherit its past deadline
+            }
             if (extra > 0 && until - now > 0) {
                 s.poolUntil = s.pool > 0 ? Math.min(s.poolUntil - now, until - now) + now : until;
                 s.pool += extra;
@@ -268,7 +273,7 @@ final class AllowancePool implements Prefilter {
             s.keepAtLeast(now + idleKeepNanos);
             remaining = s.storeRemaining + s.pool;
         }
-        stats.discarded(extra);
+        stats.discarded(extra + expired);
         states.keep(key, s);
         return PrefilterLeases.store(answer, remaining);
     }

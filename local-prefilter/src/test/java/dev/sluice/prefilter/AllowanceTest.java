@@ -119,6 +119,34 @@ final class AllowanceTest {
     }
 
     @Test
+    void refill_afterThePoolExpiredDuringTheHop_keepsTheNewBatchForItsOwnHold() {
+        java.util.concurrent.atomic.AtomicLong discarded = new java.util.concurrent.atomic.AtomicLong();
+        PrefilteredRateLimiter hot = (PrefilteredRateLimiter) LocalPrefilter.wrap(
+                runtime.limiter("hot", LimitSpec.fixedWindow(1000, Duration.ofSeconds(10))),
+                PrefilterOptions.builder().mode(PrefilterMode.ALLOWANCE).maxHold(Duration.ofMillis(100))
+                        .ticker(Workloads.ticker(clock)).listener(new PrefilterListener() {
+                            @Override
+                            public void onAllowanceDiscarded(String limiter, long permits) {
+                                discarded.addAndGet(permits);
+                            }
+                        }).build());
+        assertTrue(hot.tryAcquire().isAcquired()); // batch 1: nothing pooled
+        clock.advance(Duration.ofMillis(1));
+        assertTrue(hot.tryAcquire().isAcquired()); // batch 2: one permit pooled until about 100 ms
+        assertEquals(1, Workloads.pool(hot).pooled(hot.key()));
+        clock.advance(Duration.ofMillis(89));
+        store.beforeStep = () -> clock.advance(Duration.ofMillis(20)); // the old pool expires during this hop
+        assertTrue(hot.tryAcquire(3).isAcquired()); // asks for a batch of 4: 3 granted, 1 for the pool
+        store.beforeStep = () -> {};
+        assertEquals(1, Workloads.pool(hot).pooled(hot.key()), "the new permit is held for its own 100 ms");
+        assertEquals(1, discarded.get(), "only the expired permit is lost");
+        long calls = store.calls.get();
+        PrefilterLease next = (PrefilterLease) hot.tryAcquire();
+        assertTrue(next.isLocal() && next.isAcquired());
+        assertEquals(calls, store.calls.get());
+    }
+
+    @Test
     void acquireAsync_grantsFromThePool() {
         PrefilteredRateLimiter hot = wrap(LimitSpec.fixedWindow(100, Duration.ofSeconds(1)));
         assertTrue(hot.acquireAsync(1).join().isAcquired());
