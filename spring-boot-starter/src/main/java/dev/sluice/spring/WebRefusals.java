@@ -44,57 +44,60 @@ final class WebRefusals {
         return problem;
     }
 
-    private static final class Exceeded extends RateLimitExceededException implements ErrorResponse {
-        private static final long serialVersionUID = 1L;
-        private final transient HttpHeaders headers;
-        private final transient ProblemDetail body;
-
-        Exceeded(String policy, Lease lease, HttpDecision answer, URI problemType, String message) {
-            super(policy, lease, answer, message);
-            this.headers = headers(answer);
-            this.body = problem(HttpStatus.TOO_MANY_REQUESTS, policy, answer, problemType);
-        }
-
-        @Override
-        public HttpStatusCode getStatusCode() {
-            return HttpStatus.TOO_MANY_REQUESTS;
-        }
-
-        @Override
-        public HttpHeaders getHeaders() {
-            return headers;
-        }
-
-        @Override
-        public ProblemDetail getBody() {
-            return body;
+    /** Status, headers and problem of a refusal, answered the same way for both kinds. */
+    private record Answer(HttpStatus status, HttpHeaders headers, ProblemDetail body) {
+        Answer(HttpStatus status, String policy, HttpDecision answer, URI problemType) {
+            this(status, WebRefusals.headers(answer), problem(status, policy, answer, problemType));
         }
     }
 
-    private static final class Unavailable extends RateLimitUnavailableException implements ErrorResponse {
+    /** An {@link ErrorResponse} read from its {@link Answer}. */
+    private interface Answered extends ErrorResponse {
+        Answer web();
+
+        @Override
+        default HttpStatusCode getStatusCode() {
+            return web().status();
+        }
+
+        @Override
+        default HttpHeaders getHeaders() {
+            return web().headers();
+        }
+
+        @Override
+        default ProblemDetail getBody() {
+            return web().body();
+        }
+    }
+
+    private static final class Exceeded extends RateLimitExceededException implements Answered {
         private static final long serialVersionUID = 1L;
-        private final transient HttpHeaders headers;
-        private final transient ProblemDetail body;
+        private final transient Answer web;
+
+        Exceeded(String policy, Lease lease, HttpDecision answer, URI problemType, String message) {
+            super(policy, lease, answer, message);
+            this.web = new Answer(HttpStatus.TOO_MANY_REQUESTS, policy, answer, problemType);
+        }
+
+        @Override
+        public Answer web() {
+            return web;
+        }
+    }
+
+    private static final class Unavailable extends RateLimitUnavailableException implements Answered {
+        private static final long serialVersionUID = 1L;
+        private final transient Answer web;
 
         Unavailable(String policy, Lease lease, HttpDecision answer, URI problemType) {
             super(policy, lease, answer);
-            this.headers = headers(answer);
-            this.body = problem(HttpStatus.SERVICE_UNAVAILABLE, policy, answer, problemType);
+            this.web = new Answer(HttpStatus.SERVICE_UNAVAILABLE, policy, answer, problemType);
         }
 
         @Override
-        public HttpStatusCode getStatusCode() {
-            return HttpStatus.SERVICE_UNAVAILABLE;
-        }
-
-        @Override
-        public HttpHeaders getHeaders() {
-            return headers;
-        }
-
-        @Override
-        public ProblemDetail getBody() {
-            return body;
+        public Answer web() {
+            return web;
         }
     }
 }
