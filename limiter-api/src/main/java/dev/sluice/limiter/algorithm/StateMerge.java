@@ -62,6 +62,11 @@ public final class StateMerge {
                 && ConcurrencyStep.isReadable(Algorithms.layoutOf(b))) {
             return concurrency(a, b); // layouts 1 and 2 have common ground: the leases
         }
+        if (idA == Algorithms.SLIDING_LOG && idB == Algorithms.SLIDING_LOG
+                && SlidingLogStep.isReadable(Algorithms.layoutOf(a)) && SlidingLogStep.isReadable(Algorithms.layoutOf(b))
+                && SlidingLogStep.isWellFormed(a) && SlidingLogStep.isWellFormed(b)) {
+            return slidingLog(a, b); // layouts 1 and 2 have common ground: the times
+        }
         if (a[HEADER] != b[HEADER]) { // another algorithm, layout or shape: no common ground
             return a[LAST_NOW] > b[LAST_NOW] ? a : b;
         }
@@ -183,7 +188,9 @@ public final class StateMerge {
     }
 
     /** {@code [header, lastNow, expiresAt, t1 <= t2 <= ...]}: the newest max(n1, n2) of both logs. */
-    private static long[] slidingLog(long[] a, long[] b) {
+    private static long[] slidingLog(long[] stateA, long[] stateB) {
+        long[] a = SlidingLogStep.timestamps(stateA);
+        long[] b = SlidingLogStep.timestamps(stateB);
         int n = Math.max(a.length, b.length) - HEADER_WORDS;
         long[] all = new long[a.length + b.length - 2 * HEADER_WORDS];
         System.arraycopy(a, HEADER_WORDS, all, 0, a.length - HEADER_WORDS);
@@ -195,9 +202,9 @@ public final class StateMerge {
         merged[EXPIRES_AT] = Math.max(a[EXPIRES_AT], b[EXPIRES_AT]);
         System.arraycopy(all, all.length - n, merged, HEADER_WORDS, n);
         if (Arrays.equals(merged, a)) {
-            return a;
+            return stateA;
         }
-        return Arrays.equals(merged, b) ? b : merged;
+        return Arrays.equals(merged, b) ? stateB : SlidingLogStep.encode(merged);
     }
 
     /**
