@@ -27,9 +27,8 @@ import java.util.concurrent.TimeUnit;
  * JVM, the key owned by the member the caller is not, no coalescing. Each sample first stores the prepared
  * state (untimed), then times one grant of 1 permit, so every grant sees the same held state.
  *
- * <p>A log and a concurrency limiter are filled one permit at a time with the pure algorithm: {@code spread},
- * the grants evenly over the last half of the window (or lease duration); {@code burst}, 100 grants per
- * millisecond. Each figure is the median of the rounds' (the token bucket of 100 is the small key every p50 is
+ * <p>A log and a concurrency limiter hold one grant per permit ({@link #fill}): {@code spread}, the grants evenly
+ * over the last half of the window (or lease duration); {@code burst}, 100 grants per millisecond. Each figure is the median of the rounds' (the token bucket of 100 is the small key every p50 is
  * divided by). The stored bytes are those of the value the map holds after a measured grant (16 bytes of array
  * header plus 8 per word).
  *
@@ -40,6 +39,9 @@ public final class CostGrowthBench {
     private static final Duration LEASE = Duration.ofMinutes(10);
     private static final List<Long> LIMITS = List.of(100L, 1_000L, 10_000L, 100_000L);
     private static final int BURST_PER_MILLI = 100;
+
+    /** Each cell's state, built once for all rounds (its times stay within the window for the whole run). */
+    private static final java.util.Map<Cell, long[]> FILLED = new java.util.HashMap<>();
 
     private CostGrowthBench() {}
 
@@ -117,7 +119,7 @@ public final class CostGrowthBench {
                 LimiterOptions.builder().decisionTimeout(Duration.ofSeconds(30)).build());
         String partition = remotePartition(caller, limiter);
         String key = limiter.keyOf(partition);
-        long[] state = fill(cell, System.currentTimeMillis());
+        long[] state = FILLED.computeIfAbsent(cell, c -> fill(c, System.currentTimeMillis()));
         long[] latencies = new long[samples];
         long bytes = 0;
         for (int i = -warmup; i < samples; i++) {
@@ -152,24 +154,53 @@ public final class CostGrowthBench {
         }
     }
 
-    /** The state of a key holding {@code cell.held()} permits at {@code now}, built by the algorithm itself. */
+    /**
+     * The state of a key holding {@code cell.held()} permits at {@code now}. A counting state is one grant of them
+     * all. A log or a concurrency limiter holds one grant per permit, which granted one at a time would cost the
+     * old code time quadratic in the limit to build: all but the last are written as the words a one-word-per-permit
+     * log (layout 1, which every version reads) or a concurrency state holds, and the last is granted by the
+     * algorithm itself, which writes the state in the layout the code under test keeps.
+     */
     static long[] fill(Cell cell, long now) {
         LimitSpec spec = cell.spec();
-        boolean oneAtATime = spec instanceof LimitSpec.SlidingLog || spec instanceof LimitSpec.Concurrency;
-        if (!oneAtATime) {
+        if (!(spec instanceof LimitSpec.SlidingLog) && !(spec instanceof LimitSpec.Concurrency)) {
             return Algorithms.step(spec, null, now, Op.ACQUIRE, cell.held(), 0).state();
         }
-        long span = (spec instanceof LimitSpec.Concurrency ? LEASE : WINDOW).toMillis() / 2;
-        long[] state = null;
-        ThreadLocalRandom random = ThreadLocalRandom.current();
-        for (long i = 0; i < cell.held(); i++) {
-            long at = cell.burst() ? now - (cell.held() - i) / BURST_PER_MILLI : now - span + i * span / cell.held();
-            Verdict v = Algorithms.step(spec, state, at, Op.ACQUIRE, 1, random.nextLong() | 1);
-            if (!v.granted()) {
-                throw new IllegalStateException("filling " + cell.label() + " refused at " + i);
-            }
-            state = v.state();
+        boolean leases = spec instanceof LimitSpec.Concurrency;
+        long span = (leases ? LEASE : WINDOW).toMillis() / 2;
+        int before = (int) cell.held() - 1;
+        long[] times = new long[before];
+        for (int i = 0; i < before; i++) {
+            times[i] = cell.burst() ? now - (before - i + BURST_PER_MILLI - 1) / BURST_PER_MILLI
+                    : now - span + (long) i * span / before;
         }
-        return state;
+        long[] state;
+        ThreadLocalRandom random = ThreadLocalRandom.current();
+        if (leases) {
+            long header = Algorithms.step(spec, null, now - span - 1, Op.ACQUIRE, 1, 1).state()[0];
+            state = new long[4 + 4 * before];
+            state[0] = header;
+            state[1] = times[before - 1];
+            state[2] = times[before - 1] + LEASE.toMillis();
+            for (int i = 0; i < before; i++) {
+                long token = times[i] << 20 | i & 0x7FFFF;
+                state[4 + 4 * i] = token;
+                state[5 + 4 * i] = 1;
+                state[6 + 4 * i] = times[i] + LEASE.toMillis();
+                state[7 + 4 * i] = random.nextLong() | 1;
+                state[3] = token;
+            }
+        } else {
+            state = new long[3 + before];
+            state[0] = 0x51CEL << 48 | 3L << 40 | 1L << 32; // a sliding log, layout 1
+            state[1] = times[before - 1];
+            state[2] = times[before - 1] + WINDOW.toMillis();
+            System.arraycopy(times, 0, state, 3, before);
+        }
+        Verdict last = Algorithms.step(spec, state, now, Op.ACQUIRE, 1, random.nextLong() | 1);
+        if (!last.granted()) {
+            throw new IllegalStateException("filling " + cell.label() + " refused its last grant");
+        }
+        return last.state();
     }
 }
