@@ -19,7 +19,8 @@ import java.util.Map;
  *   <li>fixed window, sliding counter: the same window keeps the higher counts; otherwise the newer window
  *       (a sliding counter also keeps the older side's count as the newer side's previous window);
  *   <li>sliding window: per segment, the higher count;
- *   <li>sliding log: the newest {@code max(n1, n2)} timestamps of both logs;
+ *   <li>sliding log: the newest {@code max(n1, n2)} timestamps of both logs, layouts 1 and 2 alike, merged as
+ *       layout 2;
  *   <li>token bucket: the fewer tokens with the later refill time;
  *   <li>GCRA: the later theoretical arrival time;
  *   <li>concurrency: the union of the leases (a lease on both sides keeps its later expiry), layout 1
