@@ -10,8 +10,9 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Writes a state computed elsewhere: the backup processor of {@link StepProcessor}, so a backup copies
- * the exact state and time-to-live the primary computed and never runs the step again. A {@code null}
+ * Writes a state computed elsewhere: the backup processor of a {@link StepProcessor} that changed a small state
+ * (a large one is run again, {@link ReplayProcessor}), so a backup copies the exact state and time-to-live the
+ * primary computed. A {@code null}
  * state removes the entry. Answers {@code null}.
  *
  * <p>Also the one place a Sluice entry is written: {@link #apply} applies a step's {@link Outcome} on the

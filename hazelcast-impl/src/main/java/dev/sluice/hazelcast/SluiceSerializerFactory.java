@@ -48,6 +48,10 @@ public final class SluiceSerializerFactory implements DataSerializableFactory {
     /** Retired: the multi-key batch's backup of format 2 (a batch's backup is a {@link SetStateProcessor}). */
     static final int RETIRED_BATCH_BACKUP = 7;
     static final int BATCH_RESULT = 8;
+    /** The backup that runs a batch again on a large state ({@link ReplayProcessor}). */
+    static final int REPLAY = 9;
+    /** The primary's state sent to a backup whose copy diverged ({@link ResendProcessor}). */
+    static final int RESEND = 10;
 
     private static final int FACTORY_ID = Integer.getInteger(FACTORY_ID_PROPERTY, DEFAULT_FACTORY_ID);
 
@@ -67,6 +71,8 @@ public final class SluiceSerializerFactory implements DataSerializableFactory {
             case PROBE: return new ProbeProcessor();
             case MERGE_POLICY: return new SluiceMergePolicy();
             case BATCH_RESULT: return new BatchResult();
+            case REPLAY: return new ReplayProcessor<>();
+            case RESEND: return new ResendProcessor();
             default: return null; // Hazelcast reports the unknown class id with the factory id
         }
     }

@@ -30,8 +30,8 @@ import java.util.Map;
  * <p>A new instance per call: Hazelcast runs the caller's own instance when the caller owns the key, and
  * {@link #getBackupProcessor()} returns what {@link #process} left in this instance (Hazelcast calls it
  * after {@code process}, on the same thread). The backup never decides again with another clock: it is
- * built by {@link #backupOf} from what the primary stored (a copy of the packed state today; one place to
- * change should a large state be better served by shipping the requests instead). When the batch changed
+ * built by {@link #backupOf} from what the primary stored: a copy of the packed state, or for a large state
+ * the requests and the primary's time, run again on the backup's copy ({@link ReplayProcessor}). When the batch changed
  * nothing (refusals, probes) there is no backup processor, so the decision costs no backup round trip.
  *
  * <p>Storing state for a key that has none first asks {@link MemberCapacity} where it goes, when the map keeps
@@ -70,7 +70,7 @@ final class StepProcessor extends WireObject implements EntryProcessor<String, l
     private String mapName;
 
     private transient HazelcastInstance instance;
-    private transient SetStateProcessor<BatchResult> backup;
+    private transient EntryProcessor<String, long[], BatchResult> backup;
 
     StepProcessor() {}
 
@@ -131,7 +131,8 @@ final class StepProcessor extends WireObject implements EntryProcessor<String, l
     /** {@link #process} at a given time (tests). */
     BatchResult processAt(Map.Entry<String, long[]> entry, long now) {
         backup = null; // a retried operation may run this instance again
-        long[] state = StoredState.unpack(entry.getValue()); // read once: in BINARY format every read is a new copy
+        long[] before = entry.getValue(); // read once: in BINARY format every read is a new copy
+        long[] state = StoredState.unpack(before);
         int count = RequestCodec.count(requests);
         BatchResult result = new BatchResult(count);
         if (count == 1 && RequestCodec.opAt(requests, 0) == Op.REFUND
@@ -163,7 +164,8 @@ final class StepProcessor extends WireObject implements EntryProcessor<String, l
             return result;
         }
         if (outcome.changes()) {
-            backup = backupOf(SetStateProcessor.write(entry, outcome.state(), outcome.ttlMillis()), outcome.ttlMillis());
+            backup = backupOf(before, SetStateProcessor.write(entry, outcome.state(), outcome.ttlMillis()),
+                    outcome.ttlMillis(), now);
         }
         return result;
     }
@@ -179,10 +181,30 @@ final class StepProcessor extends WireObject implements EntryProcessor<String, l
 
     /**
      * What the backup replica runs for a batch that changed the entry: a copy of the value the primary stored
-     * (packed: no second packing, fewer bytes; {@code null}: removed) with the state's TTL.
+     * (packed: no second packing, fewer bytes; {@code null}: removed) with the state's TTL; or, when the value
+     * before and after holds at least {@link #replayWords} words and the map is known, the batch itself to run
+     * again at this time ({@link ReplayProcessor}), which costs the same whatever the state's size.
      */
-    private static SetStateProcessor<BatchResult> backupOf(long[] stored, long ttlMillis) {
+    private EntryProcessor<String, long[], BatchResult> backupOf(long[] before, long[] stored, long ttlMillis,
+            long now) {
+        int replay = replayWords();
+        if (mapName != null && before != null && stored != null && before.length >= replay && stored.length >= replay) {
+            return new ReplayProcessor<>(requests, now, before, stored, mapName);
+        }
         return new SetStateProcessor<>(stored, ttlMillis);
+    }
+
+    /**
+     * Property: the fewest words of a stored value for which a backup runs the batch again instead of copying the
+     * state ({@value #DEFAULT_REPLAY_WORDS} unless set; 0 replays every change of an existing entry). Read on the
+     * primary, at each write.
+     */
+    static final String REPLAY_WORDS_PROPERTY = "sluice.hazelcast.replayBackupWords";
+    /** Below this a copy of the state is no larger than the requests it would replay. */
+    static final int DEFAULT_REPLAY_WORDS = 64;
+
+    static int replayWords() {
+        return Integer.getInteger(REPLAY_WORDS_PROPERTY, DEFAULT_REPLAY_WORDS);
     }
 
     /** Time on this member: an injected {@link InstantSource} (tests) or the cluster time. */
@@ -197,7 +219,9 @@ final class StepProcessor extends WireObject implements EntryProcessor<String, l
         return instance.getCluster().getClusterTime();
     }
 
-    /** A copy of the state {@link #process} wrote (or removed), or {@code null} when it changed nothing. */
+    /**
+     * What {@link #backupOf} made of the change {@link #process} made, or {@code null} when it changed nothing.
+     */
     @Override
     public EntryProcessor<String, long[], BatchResult> getBackupProcessor() {
         return backup;
@@ -216,6 +240,12 @@ final class StepProcessor extends WireObject implements EntryProcessor<String, l
 
     @Override
     void readFields(ObjectDataInput in) throws IOException {
+        requests = readRequests(in);
+        mapName = in.readString();
+    }
+
+    /** A batch's request words, checked for a plausible length and count. */
+    static long[] readRequests(ObjectDataInput in) throws IOException {
         long[] words = in.readLongArray();
         if (words == null || words.length == 0 || words.length > MAX_REQUESTS_ON_WIRE * MAX_WORDS_PER_REQUEST) {
             throw new IOException("a step of " + (words == null ? "no" : words.length) + " request words");
@@ -227,8 +257,7 @@ final class StepProcessor extends WireObject implements EntryProcessor<String, l
         } catch (IllegalArgumentException e) {
             throw new IOException("a malformed step: " + e.getMessage(), e);
         }
-        requests = words;
-        mapName = in.readString();
+        return words;
     }
 
     @Override

@@ -7,8 +7,8 @@ import java.util.Arrays;
  * The form in which Sluice's maps keep a state: the algorithm's words packed into fewer longs, read back as the
  * very same words. A state's words are mostly small numbers and times close to its latest time, yet each takes
  * eight bytes; packed, a five-word window, bucket or GCRA state takes three longs (40 bytes on the heap instead
- * of 56), and a sliding log about half its words. A composite's words hold its components' full headers and
- * pack no shorter: it is stored as it is.
+ * of 56). A composite's words hold its components' full headers and pack no shorter, and a sliding log keeps its
+ * times as a byte stream already: both are stored as they are.
  *
  * <p>Layout: word 0 holds {@link #PACKED_MAGIC} in its top 16 bits, the byte count of the packed stream in the
  * next 16, then the stream's first 4 bytes; each further word holds 8 more. The stream: the word count, the
@@ -26,12 +26,19 @@ final class StoredState {
     static final long PACKED_MAGIC = 0x51CFL;
     private static final long STATE_MAGIC = 0x51CEL;
     private static final int MAX_STREAM_BYTES = 0xFFFF;
+    /**
+     * Longer states are stored as they are without trying: their stream would take more than three bytes a word to
+     * fit, which Sluice's large states (leases, old one-word-per-permit logs) do not, and the attempt would cost
+     * every step a pass over the whole state.
+     */
+    static final int MAX_PACKED_WORDS = MAX_STREAM_BYTES / 3;
 
     private StoredState() {}
 
     /** What to store for {@code words}: their packed form, or the words themselves. */
     static long[] pack(long[] words) {
-        if (words == null || Algorithms.algorithmIdOf(words) < 0 || (words[0] >>> 48) != STATE_MAGIC) {
+        if (words == null || Algorithms.algorithmIdOf(words) < 0 || (words[0] >>> 48) != STATE_MAGIC
+                || words.length > MAX_PACKED_WORDS || Algorithms.isCompact(words)) {
             return words;
         }
         byte[] stream = new byte[10 * (words.length + 4)];

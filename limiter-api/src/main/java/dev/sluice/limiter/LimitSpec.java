@@ -32,7 +32,7 @@ public sealed interface LimitSpec {
     /** Longest window or period any spec accepts: 366 days. */
     Duration MAX_DURATION = Duration.ofDays(366);
 
-    /** Largest permit limit for the sliding log, whose state holds one timestamp per permit. */
+    /** Largest permit limit for the sliding log, whose state holds the time of every permit it counts. */
     long MAX_LOG_LIMIT = 100_000L;
 
     /** Bound on products of limits and durations, so that arithmetic on the state cannot overflow. */
@@ -172,7 +172,7 @@ public sealed interface LimitSpec {
         public long segmentMillis() { return windowMillis / segmentsPerWindow; }
     }
 
-    /** One timestamp per admitted permit. */
+    /** The admission time of every permit (kept as runs of times). */
     record SlidingLog(long permitLimit, long windowMillis) implements LimitSpec {
         public SlidingLog {
             checkRange("permitLimit", permitLimit, 1, MAX_LOG_LIMIT);

@@ -31,6 +31,11 @@ public final class Algorithms {
      * layout 1 is still read and is written back as 2.
      */
     static final int CONCURRENCY_LAYOUT_VERSION = 2;
+    /**
+     * The sliding log's layout version: 2 keeps the times as runs in a byte stream ({@link SlidingLogStep});
+     * layout 1 (one word per permit) is still read and is written back as 2.
+     */
+    static final int SLIDING_LOG_LAYOUT_VERSION = 2;
     static final int HEADER = 0;
     static final int LAST_NOW = 1;
     static final int EXPIRES_AT = 2;
@@ -126,6 +131,8 @@ public final class Algorithms {
                 now = Math.max(now, current[LAST_NOW]);
                 if (spec instanceof LimitSpec.Concurrency) {
                     current = ConcurrencyStep.upgrade(current); // layout 1 read as 2
+                } else if (spec instanceof LimitSpec.SlidingLog) {
+                    current = SlidingLogStep.upgrade(current); // layout 1 read as 2
                 }
             }
         }
@@ -211,6 +218,14 @@ public final class Algorithms {
         throw new IllegalArgumentException("unknown spec type " + spec.getClass().getName());
     }
 
+    /**
+     * True if a Sluice state keeps its data as a byte stream already (a sliding log of layout 2), so that a backend
+     * that packs states into fewer words gains nothing by trying.
+     */
+    public static boolean isCompact(long[] state) {
+        return algorithmIdOf(state) == SLIDING_LOG && layoutOf(state) == SLIDING_LOG_LAYOUT_VERSION;
+    }
+
     /** The algorithm id stored in a state's header, or -1 if the words are not Sluice state. */
     public static int algorithmIdOf(long[] state) {
         if (state == null || state.length < HEADER_WORDS || (state[HEADER] >>> 48) != MAGIC) {
@@ -262,7 +277,8 @@ public final class Algorithms {
 
     /** The layout version this code writes for an algorithm. */
     static int layoutVersion(int algorithmId) {
-        return algorithmId == CONCURRENCY ? CONCURRENCY_LAYOUT_VERSION : LAYOUT_VERSION;
+        return algorithmId == CONCURRENCY ? CONCURRENCY_LAYOUT_VERSION
+                : algorithmId == SLIDING_LOG ? SLIDING_LOG_LAYOUT_VERSION : LAYOUT_VERSION;
     }
 
     /** The layout version in a Sluice state's header. */
@@ -293,7 +309,8 @@ public final class Algorithms {
         }
         int version = layoutOf(state);
         boolean readable = version == layoutVersion(found)
-                || found == CONCURRENCY && ConcurrencyStep.isReadable(version);
+                || found == CONCURRENCY && ConcurrencyStep.isReadable(version)
+                || found == SLIDING_LOG && SlidingLogStep.isReadable(version);
         if (found != expected || !readable) {
             throw new IllegalStateException("the entry under this key holds " + name(found) + " state (layout "
                     + version + "), not " + spec.algorithm() + " (layout " + layoutVersion(expected)
@@ -331,8 +348,8 @@ public final class Algorithms {
                 int components = shapeOf(state);
                 return components >= 2 && components <= LimitSpec.AllOf.MAX_COMPONENTS
                         && CompositeStep.isWellFormed(state, components);
-            default: // SLIDING_LOG: any number of timestamps
-                return true;
+            default: // SLIDING_LOG: layout 1 holds any number of timestamps
+                return SlidingLogStep.isWellFormed(state);
         }
     }
 

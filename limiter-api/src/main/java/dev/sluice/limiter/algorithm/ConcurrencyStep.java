@@ -113,19 +113,20 @@ final class ConcurrencyStep {
                 updated[slot + 1] = permits;
                 updated[slot + 2] = expiry;
                 updated[slot + 3] = leaseId;
-                return finish(updated, now, true, limit - held - permits, limit, token, 0);
+                return finish(updated, now, Math.max(latestExpiry, expiry), limit - held - permits, limit, token, 0);
             }
             case RENEW: {
                 if (found < 0) {
                     return Verdict.lease(false, Math.max(0, limit - held), limit, resetAfter, 0, resetAfter, state);
                 }
                 long[] updated = copyLive(state, now, liveLeases, 0, -1, lastToken);
+                long renewed = now + spec.leaseDurationMillis();
                 for (int i = LEASES; i < updated.length; i += LEASE) {
                     if (updated[i] == leaseId) {
-                        updated[i + 2] = now + spec.leaseDurationMillis();
+                        updated[i + 2] = renewed;
                     }
                 }
-                return finish(updated, now, true, limit - held, limit, leaseId, 0);
+                return finish(updated, now, Math.max(latestExpiry, renewed), limit - held, limit, leaseId, 0);
             }
             default: { // RELEASE
                 if (found < 0) {
@@ -135,7 +136,7 @@ final class ConcurrencyStep {
                 long[] updated = copyLive(state, now, liveLeases, -1, leaseId, lastToken);
                 // Even with no lease left, the state keeps the last token for a lease duration, so the
                 // next token still exceeds it while the clock has not moved on (see the class comment).
-                return finish(updated, now, true, limit - held + released, limit, leaseId,
+                return finish(updated, now, latestExpiry(updated, now), limit - held + released, limit, leaseId,
                         spec.leaseDurationMillis());
             }
         }
@@ -148,26 +149,38 @@ final class ConcurrencyStep {
         updated[LAST_TOKEN] = lastToken;
         int to = LEASES;
         if (state != null) {
-            for (int i = LEASES; i < state.length; i += LEASE) {
-                if (state[i + 2] > now && state[i] != skip) {
-                    System.arraycopy(state, i, updated, to, LEASE);
-                    to += LEASE;
+            // Kept leases are copied a stretch at a time: most steps drop none or a few.
+            int from = -1;
+            for (int i = LEASES; i <= state.length; i += LEASE) {
+                boolean keep = i < state.length && state[i + 2] > now && state[i] != skip;
+                if (keep && from < 0) {
+                    from = i;
+                } else if (!keep && from >= 0) {
+                    System.arraycopy(state, from, updated, to, i - from);
+                    to += i - from;
+                    from = -1;
                 }
             }
         }
         return updated;
     }
 
-    private static Verdict finish(long[] updated, long now, boolean granted, long remaining, long limit, long token,
-            long minTtl) {
+    /** The latest expiry of {@code updated}'s leases, or {@code now} when it holds none. */
+    private static long latestExpiry(long[] updated, long now) {
         long latest = now;
         for (int i = LEASES; i < updated.length; i += LEASE) {
             latest = Math.max(latest, updated[i + 2]);
         }
+        return latest;
+    }
+
+    /** A granted verdict on {@code updated}, whose latest lease expires at {@code latest}. */
+    private static Verdict finish(long[] updated, long now, long latest, long remaining, long limit, long token,
+            long minTtl) {
         long resetAfter = latest - now;
         long ttl = Math.max(resetAfter, minTtl);
         updated[1] = now;
         updated[2] = now + ttl;
-        return Verdict.lease(granted, remaining, limit, resetAfter, token, ttl, updated);
+        return Verdict.lease(true, remaining, limit, resetAfter, token, ttl, updated);
     }
 }

@@ -19,7 +19,8 @@ import java.util.Map;
  *   <li>fixed window, sliding counter: the same window keeps the higher counts; otherwise the newer window
  *       (a sliding counter also keeps the older side's count as the newer side's previous window);
  *   <li>sliding window: per segment, the higher count;
- *   <li>sliding log: the newest {@code max(n1, n2)} timestamps of both logs;
+ *   <li>sliding log: the newest {@code max(n1, n2)} timestamps of both logs, layouts 1 and 2 alike, merged as
+ *       layout 2;
  *   <li>token bucket: the fewer tokens with the later refill time;
  *   <li>GCRA: the later theoretical arrival time;
  *   <li>concurrency: the union of the leases (a lease on both sides keeps its later expiry), layout 1
@@ -61,6 +62,11 @@ public final class StateMerge {
                 && ConcurrencyStep.isReadable(Algorithms.layoutOf(a))
                 && ConcurrencyStep.isReadable(Algorithms.layoutOf(b))) {
             return concurrency(a, b); // layouts 1 and 2 have common ground: the leases
+        }
+        if (idA == Algorithms.SLIDING_LOG && idB == Algorithms.SLIDING_LOG
+                && SlidingLogStep.isReadable(Algorithms.layoutOf(a)) && SlidingLogStep.isReadable(Algorithms.layoutOf(b))
+                && SlidingLogStep.isWellFormed(a) && SlidingLogStep.isWellFormed(b)) {
+            return slidingLog(a, b); // layouts 1 and 2 have common ground: the times
         }
         if (a[HEADER] != b[HEADER]) { // another algorithm, layout or shape: no common ground
             return a[LAST_NOW] > b[LAST_NOW] ? a : b;
@@ -183,7 +189,9 @@ public final class StateMerge {
     }
 
     /** {@code [header, lastNow, expiresAt, t1 <= t2 <= ...]}: the newest max(n1, n2) of both logs. */
-    private static long[] slidingLog(long[] a, long[] b) {
+    private static long[] slidingLog(long[] stateA, long[] stateB) {
+        long[] a = SlidingLogStep.timestamps(stateA);
+        long[] b = SlidingLogStep.timestamps(stateB);
         int n = Math.max(a.length, b.length) - HEADER_WORDS;
         long[] all = new long[a.length + b.length - 2 * HEADER_WORDS];
         System.arraycopy(a, HEADER_WORDS, all, 0, a.length - HEADER_WORDS);
@@ -195,9 +203,9 @@ public final class StateMerge {
         merged[EXPIRES_AT] = Math.max(a[EXPIRES_AT], b[EXPIRES_AT]);
         System.arraycopy(all, all.length - n, merged, HEADER_WORDS, n);
         if (Arrays.equals(merged, a)) {
-            return a;
+            return stateA;
         }
-        return Arrays.equals(merged, b) ? b : merged;
+        return Arrays.equals(merged, b) ? stateB : SlidingLogStep.encode(merged);
     }
 
     /**

@@ -1,0 +1,190 @@
+package dev.sluice.hazelcast;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.hazelcast.config.Config;
+import com.hazelcast.core.Hazelcast;
+import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.map.EntryProcessor;
+import dev.sluice.limiter.Lease;
+import dev.sluice.limiter.LimitSpec;
+import dev.sluice.limiter.PartitionedRateLimiter;
+import dev.sluice.limiter.RateLimiters;
+import dev.sluice.limiter.algorithm.Algorithms;
+import dev.sluice.limiter.algorithm.Op;
+import dev.sluice.limiter.Durability;
+import dev.sluice.limiter.spi.StepRequest;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A large state's backup runs the batch again at the primary's time instead of copying the state: the backup ends
+ * with the very value the primary stored, a backup whose copy differs is left alone (and the primary asked to
+ * resend), and after the owner is lost the promoted backup decides on exactly what the owner held.
+ */
+final class HazelcastReplayBackupTest {
+    private static final long NOW = 1_700_000_000_321L;
+    private static final LimitSpec.SlidingLog LOG = new LimitSpec.SlidingLog(1_000, 3_600_000);
+
+    private static StepProcessor acquire(LimitSpec spec, long permits) {
+        return new StepProcessor("map", new StepRequest("k", spec, Op.ACQUIRE, permits, 0, Durability.REPLICATED));
+    }
+
+    /** A log of {@code grants} single grants 40 ms apart, as the map stores it. */
+    private static long[] log(int grants) {
+        long[] state = null;
+        for (int i = 0; i < grants; i++) {
+            state = Algorithms.acquire(LOG, state, NOW + 40L * i, 1).state();
+        }
+        return StoredState.pack(state);
+    }
+
+    @Test
+    void aLargeStatesBackup_runsTheBatchAgain_andEndsWithThePrimarysValue() {
+        long[] start = log(800);
+        assertTrue(start.length >= StepProcessor.DEFAULT_REPLAY_WORDS, start.length + " words");
+        TestEntry primary = new TestEntry("k", start);
+        TestEntry replica = new TestEntry("k", start.clone());
+        StepProcessor step = acquire(LOG, 3);
+        assertTrue(step.processAt(primary, NOW + 40L * 800).verdict(0).granted());
+        EntryProcessor<String, long[], BatchResult> backup = step.getBackupProcessor();
+        assertTrue(backup instanceof ReplayProcessor, String.valueOf(backup));
+        assertTrue(((ReplayProcessor<BatchResult>) backup).replay(replica));
+        assertArrayEquals(primary.value, replica.value);
+        assertEquals(primary.ttlMillis, replica.ttlMillis);
+    }
+
+    @Test
+    void aBackupWhoseCopyDiffers_isLeftAsItIs() {
+        long[] start = log(800);
+        TestEntry primary = new TestEntry("k", start);
+        long[] older = log(799);
+        TestEntry replica = new TestEntry("k", older);
+        StepProcessor step = acquire(LOG, 1);
+        step.processAt(primary, NOW + 40L * 800);
+        ReplayProcessor<BatchResult> backup = (ReplayProcessor<BatchResult>) step.getBackupProcessor();
+        assertFalse(backup.replay(replica), "a copy that missed a write is not replayed on");
+        assertSame(older, replica.value);
+        assertEquals(0, replica.writes);
+        TestEntry gone = new TestEntry("k", null);
+        assertFalse(backup.replay(gone), "nor is a copy that expired");
+        assertEquals(0, gone.writes);
+    }
+
+    @Test
+    void aSmallStatesBackup_andANewKeysBackup_copyTheState() {
+        TestEntry small = new TestEntry("k", log(3));
+        StepProcessor step = acquire(LOG, 1);
+        step.processAt(small, NOW + 200);
+        assertTrue(step.getBackupProcessor() instanceof SetStateProcessor);
+        TestEntry fresh = new TestEntry("k", null);
+        StepProcessor first = acquire(LOG, 1);
+        first.processAt(fresh, NOW);
+        assertTrue(first.getBackupProcessor() instanceof SetStateProcessor);
+    }
+
+    @Test
+    void fingerprints_seeTheLengthTheHeaderAndTheLastWords() {
+        long[] value = log(800);
+        long base = ReplayProcessor.fingerprint(value);
+        assertEquals(base, ReplayProcessor.fingerprint(value.clone()));
+        for (int at : new int[] {0, 1, 2, value.length - 1}) {
+            long[] changed = value.clone();
+            changed[at]++;
+            assertNotEquals(base, ReplayProcessor.fingerprint(changed), "word " + at);
+        }
+        assertNotEquals(base, ReplayProcessor.fingerprint(java.util.Arrays.copyOf(value, value.length + 1)));
+        assertEquals(0, ReplayProcessor.fingerprint(null));
+    }
+
+    /** Two members, every change of an existing entry replayed; the owner dies; the survivor holds exactly its state. */
+    @Test
+    void afterTheOwnerIsLost_thePromotedBackupHoldsWhatTheOwnerHeld() throws Exception {
+        String previous = System.getProperty(StepProcessor.REPLAY_WORDS_PROPERTY);
+        System.setProperty(StepProcessor.REPLAY_WORDS_PROPERTY, "0");
+        List<HazelcastInstance> members = new ArrayList<>();
+        try {
+            int[] ports = freePorts(2);
+            List<String> addresses = List.of("127.0.0.1:" + ports[0], "127.0.0.1:" + ports[1]);
+            for (int port : ports) {
+                Config config = SluiceMember.loopbackConfig("sluice-replay", "127.0.0.1", port, addresses);
+                config.setInstanceName("sluice-replay-" + port);
+                config.setProperty("hazelcast.partition.count", "31");
+                config.setProperty("hazelcast.logging.type", "none");
+                config.setProperty("hazelcast.shutdownhook.enabled", "false");
+                members.add(Hazelcast.newHazelcastInstance(SluiceHazelcast.configure(config)));
+            }
+            HazelcastInstance caller = members.get(0);
+            RateLimiters limiters = HazelcastRateLimiters.create(caller, HazelcastCoalescing.disabled());
+            PartitionedRateLimiter<String> log = limiters.partitioned("log", LimitSpec.slidingLog(500, Duration.ofHours(1)));
+            PartitionedRateLimiter<String> leases = limiters.partitioned("leases",
+                    LimitSpec.concurrency(300, Duration.ofHours(1)));
+            String key = remote(caller, log);
+            String leaseKey = remote(caller, leases);
+            for (int i = 0; i < 450; i++) {
+                assertTrue(log.tryAcquire(key, 1).isAcquired());
+            }
+            List<Lease> held = new ArrayList<>();
+            for (int i = 0; i < 200; i++) {
+                Lease lease = leases.tryAcquire(leaseKey, 1);
+                assertTrue(lease.isAcquired());
+                held.add(lease);
+            }
+            held.get(7).close(); // a release (sent asynchronously), replayed too
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (leases.tryAcquire(leaseKey, 0).remaining() != 101 && System.nanoTime() < deadline) {
+                Thread.onSpinWait();
+            }
+            for (HazelcastInstance m : members) {
+                if (!m.getCluster().getLocalMember().equals(caller.getCluster().getLocalMember())) {
+                    m.getLifecycleService().terminate(); // the owner of both keys
+                }
+            }
+            assertEquals(50, log.tryAcquire(key, 0).remaining(), "the log's 450 grants survived the owner");
+            assertEquals(101, leases.tryAcquire(leaseKey, 0).remaining(), "the 199 leases survived the owner");
+            limiters.close();
+        } finally {
+            members.forEach(m -> m.getLifecycleService().terminate());
+            if (previous == null) {
+                System.clearProperty(StepProcessor.REPLAY_WORDS_PROPERTY);
+            } else {
+                System.setProperty(StepProcessor.REPLAY_WORDS_PROPERTY, previous);
+            }
+        }
+    }
+
+    /** A partition whose key the member {@code caller} is not does not own. */
+    private static String remote(HazelcastInstance caller, PartitionedRateLimiter<String> limiter) {
+        for (int i = 0; ; i++) {
+            if (!caller.getPartitionService().getPartition(limiter.keyOf("p" + i)).getOwner().localMember()) {
+                return "p" + i;
+            }
+        }
+    }
+
+    private static int[] freePorts(int n) throws IOException {
+        List<ServerSocket> sockets = new ArrayList<>();
+        try {
+            int[] ports = new int[n];
+            for (int i = 0; i < n; i++) {
+                ServerSocket s = new ServerSocket(0);
+                sockets.add(s);
+                ports[i] = s.getLocalPort();
+            }
+            return ports;
+        } finally {
+            for (ServerSocket s : sockets) {
+                s.close();
+            }
+        }
+    }
+}
