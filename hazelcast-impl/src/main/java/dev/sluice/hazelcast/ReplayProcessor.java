@@ -10,7 +10,9 @@ import dev.sluice.limiter.algorithm.StepRunner;
 import dev.sluice.limiter.algorithm.Verdict;
 import java.io.IOException;
 import java.util.Map;
-import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The backup of a {@link StepProcessor} batch that changed a large state: instead of the state, the batch's
@@ -33,6 +35,12 @@ import java.util.concurrent.ForkJoinPool;
 final class ReplayProcessor<R> extends WireObject implements EntryProcessor<String, long[], R>, HazelcastInstanceAware {
     /** Words a fingerprint reads at most. */
     static final int SAMPLED = 48;
+    /**
+     * Where resend requests are sent from: not the partition thread, and not the common pool (parallelism 1 on
+     * two cores, where Hazelcast's own continuations queue). One daemon thread, idle ones time out; a request
+     * beyond its queue is dropped, since the partition's replica sync repairs a backup anyway.
+     */
+    private static final ThreadPoolExecutor RESENDS = resends();
 
     private long[] requests;
     private long nowMillis;
@@ -87,13 +95,24 @@ final class ReplayProcessor<R> extends WireObject implements EntryProcessor<Stri
         }
         HazelcastInstance hz = instance;
         String map = mapName;
-        ForkJoinPool.commonPool().execute(() -> {
+        RESENDS.execute(() -> {
             try {
                 hz.<String, long[]>getMap(map).submitToKey(key, new ResendProcessor());
             } catch (RuntimeException e) {
                 // shutting down or migrating: the partition's own replica sync repairs the backup
             }
         });
+    }
+
+    private static ThreadPoolExecutor resends() {
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(1, 1, 10, TimeUnit.SECONDS, new ArrayBlockingQueue<>(1024),
+                r -> {
+                    Thread t = new Thread(r, "sluice-backup-resend");
+                    t.setDaemon(true);
+                    return t;
+                }, new ThreadPoolExecutor.DiscardPolicy());
+        pool.allowCoreThreadTimeOut(true);
+        return pool;
     }
 
     /** An order-sensitive 64-bit digest of a value's length and sampled words; 0 for none. */
