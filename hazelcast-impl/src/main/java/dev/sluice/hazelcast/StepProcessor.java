@@ -196,15 +196,24 @@ final class StepProcessor extends WireObject implements EntryProcessor<String, l
 
     /**
      * Property: the fewest words of a stored value for which a backup runs the batch again instead of copying the
-     * state ({@value #DEFAULT_REPLAY_WORDS} unless set; 0 replays every change of an existing entry). Read on the
-     * primary, at each write.
+     * state ({@value #DEFAULT_REPLAY_WORDS} unless set; 0 replays every change of an existing entry). Read once,
+     * when the class loads, so no write pays a property lookup.
      */
     static final String REPLAY_WORDS_PROPERTY = "sluice.hazelcast.replayBackupWords";
     /** Below this a copy of the state is no larger than the requests it would replay. */
     static final int DEFAULT_REPLAY_WORDS = 64;
 
+    private static volatile int replayWords = Integer.getInteger(REPLAY_WORDS_PROPERTY, DEFAULT_REPLAY_WORDS);
+
     static int replayWords() {
-        return Integer.getInteger(REPLAY_WORDS_PROPERTY, DEFAULT_REPLAY_WORDS);
+        return replayWords;
+    }
+
+    /** Sets {@link #replayWords()} in this JVM, for tests; returns the previous value. */
+    static int replayWords(int words) {
+        int previous = replayWords;
+        replayWords = words;
+        return previous;
     }
 
     /** Time on this member: an injected {@link InstantSource} (tests) or the cluster time. */

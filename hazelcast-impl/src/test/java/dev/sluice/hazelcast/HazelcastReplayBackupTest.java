@@ -109,8 +109,7 @@ final class HazelcastReplayBackupTest {
     /** Two members, every change of an existing entry replayed; the owner dies; the survivor holds exactly its state. */
     @Test
     void afterTheOwnerIsLost_thePromotedBackupHoldsWhatTheOwnerHeld() throws Exception {
-        String previous = System.getProperty(StepProcessor.REPLAY_WORDS_PROPERTY);
-        System.setProperty(StepProcessor.REPLAY_WORDS_PROPERTY, "0");
+        int previous = StepProcessor.replayWords(0);
         List<HazelcastInstance> members = new ArrayList<>();
         try {
             int[] ports = freePorts(2);
@@ -154,11 +153,7 @@ final class HazelcastReplayBackupTest {
             limiters.close();
         } finally {
             members.forEach(m -> m.getLifecycleService().terminate());
-            if (previous == null) {
-                System.clearProperty(StepProcessor.REPLAY_WORDS_PROPERTY);
-            } else {
-                System.setProperty(StepProcessor.REPLAY_WORDS_PROPERTY, previous);
-            }
+            StepProcessor.replayWords(previous);
         }
     }
 
