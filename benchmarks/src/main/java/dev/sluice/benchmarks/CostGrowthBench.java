@@ -177,17 +177,18 @@ public final class CostGrowthBench {
         long[] state;
         ThreadLocalRandom random = ThreadLocalRandom.current();
         if (leases) {
-            long header = Algorithms.step(spec, null, now - span - 1, Op.ACQUIRE, 1, 1).state()[0];
+            long header = 0x51CEL << 48 | 7L << 40 | 2L << 32; // a concurrency state, layout 2
             state = new long[4 + 4 * before];
             state[0] = header;
             state[1] = times[before - 1];
             state[2] = times[before - 1] + LEASE.toMillis();
             for (int i = 0; i < before; i++) {
-                long token = times[i] << 20 | i & 0x7FFFF;
+                long nonce = random.nextLong() | 1;
+                long token = times[i] << 20 | nonce & 0x7FFFF; // as the step issues it
                 state[4 + 4 * i] = token;
                 state[5 + 4 * i] = 1;
                 state[6 + 4 * i] = times[i] + LEASE.toMillis();
-                state[7 + 4 * i] = random.nextLong() | 1;
+                state[7 + 4 * i] = nonce;
                 state[3] = token;
             }
         } else {

@@ -7,8 +7,9 @@ import java.util.Arrays;
  * The form in which Sluice's maps keep a state: the algorithm's words packed into fewer longs, read back as the
  * very same words. A state's words are mostly small numbers and times close to its latest time, yet each takes
  * eight bytes; packed, a five-word window, bucket or GCRA state takes three longs (40 bytes on the heap instead
- * of 56). A composite's words hold its components' full headers and pack no shorter, and a sliding log keeps its
- * times as a byte stream already: both are stored as they are.
+ * of 56). A composite's words hold its components' full headers and pack no shorter, and a sliding log and a
+ * concurrency limiter keep their times and leases as byte streams already (the leases beside their random nonces):
+ * these are stored as they are.
  *
  * <p>Layout: word 0 holds {@link #PACKED_MAGIC} in its top 16 bits, the byte count of the packed stream in the
  * next 16, then the stream's first 4 bytes; each further word holds 8 more. The stream: the word count, the
@@ -28,7 +29,7 @@ final class StoredState {
     private static final int MAX_STREAM_BYTES = 0xFFFF;
     /**
      * Longer states are stored as they are without trying: their stream would take more than three bytes a word to
-     * fit, which Sluice's large states (leases, old one-word-per-permit logs) do not, and the attempt would cost
+     * fit, which Sluice's large states (old four-word leases, old one-word-per-permit logs) do not, and the attempt would cost
      * every step a pass over the whole state.
      */
     static final int MAX_PACKED_WORDS = MAX_STREAM_BYTES / 3;

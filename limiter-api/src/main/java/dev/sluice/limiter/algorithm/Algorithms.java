@@ -27,10 +27,10 @@ public final class Algorithms {
     /** The layout version of every algorithm's state but concurrency's. */
     static final int LAYOUT_VERSION = 1;
     /**
-     * Concurrency's layout version: 2 keeps each lease's acquisition nonce ({@link ConcurrencyStep});
-     * layout 1 is still read and is written back as 2.
+     * Concurrency's layout version: 3 keeps the leases in expiry order as a byte stream beside their nonces
+     * ({@link Leases}); layouts 1 (no nonces) and 2 (four words a lease) are still read and written back as 3.
      */
-    static final int CONCURRENCY_LAYOUT_VERSION = 2;
+    static final int CONCURRENCY_LAYOUT_VERSION = 3;
     /**
      * The sliding log's layout version: 2 keeps the times as runs in a byte stream ({@link SlidingLogStep});
      * layout 1 (one word per permit) is still read and is written back as 2.
@@ -130,7 +130,7 @@ public final class Algorithms {
             } else {
                 now = Math.max(now, current[LAST_NOW]);
                 if (spec instanceof LimitSpec.Concurrency) {
-                    current = ConcurrencyStep.upgrade(current); // layout 1 read as 2
+                    current = ConcurrencyStep.upgrade(current); // layouts 1 and 2 read as 3
                 } else if (spec instanceof LimitSpec.SlidingLog) {
                     current = SlidingLogStep.upgrade(current); // layout 1 read as 2
                 }
@@ -219,11 +219,13 @@ public final class Algorithms {
     }
 
     /**
-     * True if a Sluice state keeps its data as a byte stream already (a sliding log of layout 2), so that a backend
-     * that packs states into fewer words gains nothing by trying.
+     * True if a Sluice state keeps its data as a byte stream already (a sliding log of layout 2, concurrency leases
+     * of layout 3), so that a backend that packs states into fewer words gains nothing by trying.
      */
     public static boolean isCompact(long[] state) {
-        return algorithmIdOf(state) == SLIDING_LOG && layoutOf(state) == SLIDING_LOG_LAYOUT_VERSION;
+        int id = algorithmIdOf(state);
+        return id == SLIDING_LOG && layoutOf(state) == SLIDING_LOG_LAYOUT_VERSION
+                || id == CONCURRENCY && layoutOf(state) == CONCURRENCY_LAYOUT_VERSION;
     }
 
     /** The algorithm id stored in a state's header, or -1 if the words are not Sluice state. */
@@ -341,9 +343,7 @@ public final class Algorithms {
             case SLIDING_COUNTER:
                 return n == HEADER_WORDS + 3;
             case CONCURRENCY:
-                int perLease = layoutOf(state) == ConcurrencyStep.LEGACY_LAYOUT ? ConcurrencyStep.LEGACY_LEASE
-                        : ConcurrencyStep.LEASE;
-                return n >= HEADER_WORDS + 1 && (n - HEADER_WORDS - 1) % perLease == 0;
+                return ConcurrencyStep.hasValidLength(state);
             case ALL_OF:
                 int components = shapeOf(state);
                 return components >= 2 && components <= LimitSpec.AllOf.MAX_COMPONENTS

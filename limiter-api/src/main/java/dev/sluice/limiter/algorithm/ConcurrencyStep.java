@@ -1,15 +1,18 @@
 package dev.sluice.limiter.algorithm;
 
-import static dev.sluice.limiter.algorithm.Algorithms.CONCURRENCY;
+import static dev.sluice.limiter.algorithm.Algorithms.EXPIRES_AT;
 import static dev.sluice.limiter.algorithm.Algorithms.HEADER_WORDS;
-import static dev.sluice.limiter.algorithm.Algorithms.header;
+import static dev.sluice.limiter.algorithm.Algorithms.LAST_NOW;
 
 import dev.sluice.limiter.LimitSpec;
 
 /**
- * Leases that hold permits until released or expired. State (layout 2): the last token issued, then one
- * {@code (token, permits, expiresAt, nonce)} quadruple per live lease. Layout 1, the same with triples and
- * no nonce, is still read (as nonce 0) and written back as layout 2 by the next step that changes it.
+ * Leases that hold permits until released or expired. State (layout 3, {@link Leases}): the last token issued and
+ * the leases, each a token, permits, an expiry and a nonce, in expiry order. An acquisition reads only the leases
+ * that expired and the nonces, copies the rest and appends one, so its cost hardly grows with the leases held;
+ * renewal and release rewrite them. Layout 2 (one {@code (token, permits, expiresAt, nonce)} quadruple per lease)
+ * and layout 1 (triples, no nonce, read as nonce 0) are still read and written back as layout 3 by the next step
+ * that changes them.
  *
  * <p>A lease's token is its id and a fencing token: tokens increase per key. Since idle state expires
  * and takes the counter with it, a new token is at least {@code now << 20}: the counter can only outrun
@@ -35,152 +38,207 @@ import dev.sluice.limiter.LimitSpec;
  */
 final class ConcurrencyStep {
     static final int TOKEN_TIME_SHIFT = 20;
+    /** A token's bits below its millisecond. */
+    static final long TOKEN_LOW = (1L << TOKEN_TIME_SHIFT) - 1;
     /** Low bits of the token floor taken from the caller's nonce (below half the per-millisecond room). */
     static final long NONCE_MASK = (1L << (TOKEN_TIME_SHIFT - 1)) - 1;
-    static final int LAST_TOKEN = HEADER_WORDS;
-    static final int LEASES = HEADER_WORDS + 1;
+    /** Layout 2's last token; layouts 1 and 2 keep their leases after it. */
+    static final int LEGACY_LAST_TOKEN = HEADER_WORDS;
+    static final int LEGACY_LEASES = HEADER_WORDS + 1;
     /** Words per lease in layout 2: token, permits, expiry, nonce. */
-    static final int LEASE = 4;
+    static final int LAYOUT_2_LEASE = 4;
     /** Words per lease in layout 1: token, permits, expiry. */
-    static final int LEGACY_LEASE = 3;
+    static final int LAYOUT_1_LEASE = 3;
     /** The layout before nonces were kept. */
-    static final int LEGACY_LAYOUT = 1;
+    static final int LAYOUT_1 = 1;
+    /** The layout of one four-word quadruple per lease. */
+    static final int LAYOUT_2 = 2;
 
     private ConcurrencyStep() {}
 
-    /** True if {@code layout} is a concurrency layout this code reads (1 and 2). */
+    /** True if {@code layout} is a concurrency layout this code reads (1 to 3). */
     static boolean isReadable(int layout) {
-        return layout == LEGACY_LAYOUT || layout == Algorithms.CONCURRENCY_LAYOUT_VERSION;
+        return layout == LAYOUT_1 || layout == LAYOUT_2 || layout == Algorithms.CONCURRENCY_LAYOUT_VERSION;
     }
 
-    /** Layout 1 state as layout 2, every lease with nonce 0 (unknown); layout 2 state as it is. */
+    /** Whether a state's words fit its layout, so no step reads past their end. */
+    static boolean hasValidLength(long[] state) {
+        int layout = Algorithms.layoutOf(state);
+        if (layout == Algorithms.CONCURRENCY_LAYOUT_VERSION) {
+            return Leases.isWellFormed(state);
+        }
+        int perLease = layout == LAYOUT_1 ? LAYOUT_1_LEASE : LAYOUT_2_LEASE;
+        return state.length >= LEGACY_LEASES && (state.length - LEGACY_LEASES) % perLease == 0;
+    }
+
+    /**
+     * Layout 1 or 2 state as layout 3: the same leases (a layout 1 lease with nonce 0, unknown), ordered by
+     * expiry, records counting from the age of the latest one; layout 3 state as it is.
+     */
     static long[] upgrade(long[] state) {
-        if (Algorithms.layoutOf(state) != LEGACY_LAYOUT) {
+        int layout = Algorithms.layoutOf(state);
+        if (layout == Algorithms.CONCURRENCY_LAYOUT_VERSION) {
             return state;
         }
-        int leases = (state.length - LEASES) / LEGACY_LEASE;
-        long[] upgraded = new long[LEASES + leases * LEASE];
-        System.arraycopy(state, 0, upgraded, 0, LEASES);
-        upgraded[0] = header(CONCURRENCY, Algorithms.shapeOf(state));
-        for (int j = 0; j < leases; j++) {
-            System.arraycopy(state, LEASES + j * LEGACY_LEASE, upgraded, LEASES + j * LEASE, LEGACY_LEASE);
+        int perLease = layout == LAYOUT_1 ? LAYOUT_1_LEASE : LAYOUT_2_LEASE;
+        int count = (state.length - LEGACY_LEASES) / perLease;
+        Leases leases = new Leases(count + 1);
+        for (int i = LEGACY_LEASES; i < state.length; i += perLease) {
+            leases.add(state[i], state[i + 1], state[i + 2], perLease == LAYOUT_2_LEASE ? state[i + 3] : 0);
         }
-        return upgraded;
+        leases.sortByExpiry();
+        return leases.encode(state[LAST_NOW], state[EXPIRES_AT], state[LEGACY_LAST_TOKEN], latestAge(leases));
     }
 
-    /** Runs one step on layout 2 state (or none); {@link Algorithms#step} upgrades layout 1 first. */
+    /** How long before its expiry the latest lease was issued: the lease duration most records were written under. */
+    static long latestAge(Leases leases) {
+        if (leases.size == 0) {
+            return 0;
+        }
+        int last = leases.size - 1;
+        return leases.expiries[last] - (leases.tokens[last] >>> TOKEN_TIME_SHIFT);
+    }
+
+    /** Runs one step on layout 3 state (or none); {@link Algorithms#step} upgrades layouts 1 and 2 first. */
     static Verdict step(LimitSpec.Concurrency spec, long[] state, long now, Op op, long permits, long leaseId) {
         long limit = spec.permitLimit();
-        long lastToken = state == null ? 0 : state[LAST_TOKEN];
-        int end = state == null ? LEASES : state.length;
-        long held = 0;
-        int liveLeases = 0;
-        int found = -1;
-        int retried = -1;
-        long latestExpiry = now;
-        for (int i = LEASES; i < end; i += LEASE) {
-            if (state[i + 2] > now) {
-                held += state[i + 1];
-                liveLeases++;
-                latestExpiry = Math.max(latestExpiry, state[i + 2]);
-                if (state[i] == leaseId) {
-                    found = i;
-                }
-                if (op == Op.ACQUIRE && leaseId != 0 && state[i + 3] == leaseId && state[i + 1] == permits) {
-                    retried = i;
-                }
+        if (state == null) {
+            if (op != Op.ACQUIRE) {
+                return Verdict.lease(false, limit, limit, 0, 0, 0, null);
             }
+            return acquire(spec, null, now, permits, leaseId);
         }
+        if (op == Op.ACQUIRE) {
+            return acquire(spec, state, now, permits, leaseId);
+        }
+        Leases leases = Leases.decode(state);
+        dropExpired(leases, now);
+        long held = 0;
+        for (int i = 0; i < leases.size; i++) {
+            held += leases.permits[i];
+        }
+        long resetAfter = (leases.size == 0 ? now : leases.expiries[leases.size - 1]) - now;
+        int found = leases.indexOf(leaseId);
+        if (found < 0) {
+            return Verdict.lease(false, Math.max(0, limit - held), limit, resetAfter, 0, resetAfter, state);
+        }
+        if (op == Op.RENEW) {
+            long renewed = now + spec.leaseDurationMillis();
+            long token = leases.tokens[found];
+            long leasePermits = leases.permits[found];
+            long nonce = leases.nonces[found];
+            leases.removeAt(found);
+            leases.add(token, leasePermits, renewed, nonce);
+            leases.sortByExpiry();
+            long[] updated = leases.encode(0, 0, state[Leases.LAST_TOKEN], spec.leaseDurationMillis());
+            // A renewal under a shortened lease duration moves its lease's expiry earlier; the state still
+            // lives as long as the latest expiry before it did.
+            return finish(updated, now, now + resetAfter, limit - held, limit, leaseId, 0);
+        }
+        long released = leases.permits[found];
+        leases.removeAt(found);
+        long[] updated = leases.encode(0, 0, state[Leases.LAST_TOKEN], spec.leaseDurationMillis());
+        // Even with no lease left, the state keeps the last token for a lease duration, so the next token
+        // still exceeds it while the clock has not moved on (see the class comment).
+        return finish(updated, now, now, limit - held + released, limit, leaseId, spec.leaseDurationMillis());
+    }
+
+    private static Verdict acquire(LimitSpec.Concurrency spec, long[] state, long now, long permits, long leaseId) {
+        long limit = spec.permitLimit();
+        long lastToken = 0;
+        long held = 0;
+        int dropped = 0;
+        int count = 0;
+        Leases.Reader reader = null;
+        if (state != null) {
+            lastToken = state[Leases.LAST_TOKEN];
+            count = Leases.count(state);
+            reader = new Leases.Reader(state);
+            reader.skipExpired(now);
+            dropped = reader.index;
+            held = state[Leases.HELD] - reader.passedPermits;
+        }
+        int live = count - dropped;
+        long latestExpiry = live > 0 ? state[Leases.TAIL_EXPIRY] : now;
         long resetAfter = latestExpiry - now;
-        switch (op) {
-            case ACQUIRE: {
-                if (retried >= 0) { // this very request was granted before; its answer was lost
-                    return Verdict.lease(true, Math.max(0, limit - held), limit, resetAfter, state[retried], resetAfter,
-                            state);
-                }
-                long asked = Math.max(permits, 1);
-                if (held + asked > limit) {
-                    return Verdict.lease(false, Math.max(0, limit - held), limit, resetAfter, 0, resetAfter, state);
-                }
-                if (permits == 0) {
-                    return Verdict.lease(true, limit - held, limit, resetAfter, 0, resetAfter, state);
-                }
-                long token = Math.max(lastToken + 1, (now << TOKEN_TIME_SHIFT) | (leaseId & NONCE_MASK));
-                long expiry = now + spec.leaseDurationMillis();
-                long[] updated = copyLive(state, now, liveLeases, 1, -1, token);
-                int slot = updated.length - LEASE;
-                updated[slot] = token;
-                updated[slot + 1] = permits;
-                updated[slot + 2] = expiry;
-                updated[slot + 3] = leaseId;
-                return finish(updated, now, Math.max(latestExpiry, expiry), limit - held - permits, limit, token, 0);
-            }
-            case RENEW: {
-                if (found < 0) {
-                    return Verdict.lease(false, Math.max(0, limit - held), limit, resetAfter, 0, resetAfter, state);
-                }
-                long[] updated = copyLive(state, now, liveLeases, 0, -1, lastToken);
-                long renewed = now + spec.leaseDurationMillis();
-                for (int i = LEASES; i < updated.length; i += LEASE) {
-                    if (updated[i] == leaseId) {
-                        updated[i + 2] = renewed;
+        if (leaseId != 0 && live > 0) {
+            for (int i = dropped; i < count; i++) {
+                if (state[Leases.NONCES + i] == leaseId) {
+                    Verdict retry = retried(state, i, now, permits, limit, held, resetAfter);
+                    if (retry != null) {
+                        return retry;
                     }
                 }
-                return finish(updated, now, Math.max(latestExpiry, renewed), limit - held, limit, leaseId, 0);
             }
-            default: { // RELEASE
-                if (found < 0) {
-                    return Verdict.lease(false, Math.max(0, limit - held), limit, resetAfter, 0, resetAfter, state);
-                }
-                long released = state[found + 1];
-                long[] updated = copyLive(state, now, liveLeases, -1, leaseId, lastToken);
-                // Even with no lease left, the state keeps the last token for a lease duration, so the
-                // next token still exceeds it while the clock has not moved on (see the class comment).
-                return finish(updated, now, latestExpiry(updated, now), limit - held + released, limit, leaseId,
-                        spec.leaseDurationMillis());
+        }
+        long asked = Math.max(permits, 1);
+        if (held + asked > limit) {
+            return Verdict.lease(false, Math.max(0, limit - held), limit, resetAfter, 0, resetAfter, state);
+        }
+        if (permits == 0) {
+            return Verdict.lease(true, limit - held, limit, resetAfter, 0, resetAfter, state);
+        }
+        long token = Math.max(lastToken + 1, (now << TOKEN_TIME_SHIFT) | (leaseId & NONCE_MASK));
+        long expiry = now + spec.leaseDurationMillis();
+        long[] updated;
+        if (state != null && state[Leases.AGE] == spec.leaseDurationMillis() && (live == 0 || expiry >= latestExpiry)) {
+            updated = Leases.append(state, reader, dropped, token, permits, expiry, leaseId);
+        } else {
+            Leases leases = state == null ? new Leases(1) : Leases.decode(state);
+            if (state != null) {
+                dropExpired(leases, now);
             }
+            leases.add(token, permits, expiry, leaseId);
+            leases.sortByExpiry();
+            updated = leases.encode(0, 0, 0, spec.leaseDurationMillis());
+        }
+        updated[Leases.LAST_TOKEN] = token;
+        return finish(updated, now, now, limit - held - permits, limit, token, 0);
+    }
+
+    /**
+     * The answer to a retry of the acquisition that was granted the live lease at {@code index} (its nonce is the
+     * request's), or {@code null} when that lease holds other permits than asked (not this request's lease).
+     */
+    private static Verdict retried(long[] state, int index, long now, long permits, long limit, long held,
+            long resetAfter) {
+        Leases.Reader reader = new Leases.Reader(state);
+        while (reader.index <= index) {
+            reader.next();
+        }
+        if (reader.permits != permits) {
+            return null;
+        }
+        return Verdict.lease(true, Math.max(0, limit - held), limit, resetAfter, reader.token, resetAfter, state);
+    }
+
+    /** Drops the leases that expired by {@code now}: the first ones, in expiry order. */
+    private static void dropExpired(Leases leases, long now) {
+        int expired = 0;
+        while (expired < leases.size && leases.expiries[expired] <= now) {
+            expired++;
+        }
+        if (expired > 0) {
+            int kept = leases.size - expired;
+            System.arraycopy(leases.tokens, expired, leases.tokens, 0, kept);
+            System.arraycopy(leases.permits, expired, leases.permits, 0, kept);
+            System.arraycopy(leases.expiries, expired, leases.expiries, 0, kept);
+            System.arraycopy(leases.nonces, expired, leases.nonces, 0, kept);
+            leases.size = kept;
         }
     }
 
-    /** Copies the live leases, leaving room for {@code extra} more, dropping the lease {@code skip}. */
-    private static long[] copyLive(long[] state, long now, int liveLeases, int extra, long skip, long lastToken) {
-        long[] updated = new long[LEASES + (liveLeases + extra) * LEASE];
-        updated[0] = header(CONCURRENCY, 0);
-        updated[LAST_TOKEN] = lastToken;
-        int to = LEASES;
-        if (state != null) {
-            // Kept leases are copied a stretch at a time: most steps drop none or a few.
-            int from = -1;
-            for (int i = LEASES; i <= state.length; i += LEASE) {
-                boolean keep = i < state.length && state[i + 2] > now && state[i] != skip;
-                if (keep && from < 0) {
-                    from = i;
-                } else if (!keep && from >= 0) {
-                    System.arraycopy(state, from, updated, to, i - from);
-                    to += i - from;
-                    from = -1;
-                }
-            }
-        }
-        return updated;
-    }
-
-    /** The latest expiry of {@code updated}'s leases, or {@code now} when it holds none. */
-    private static long latestExpiry(long[] updated, long now) {
-        long latest = now;
-        for (int i = LEASES; i < updated.length; i += LEASE) {
-            latest = Math.max(latest, updated[i + 2]);
-        }
-        return latest;
-    }
-
-    /** A granted verdict on {@code updated}, whose latest lease expires at {@code latest}. */
-    private static Verdict finish(long[] updated, long now, long latest, long remaining, long limit, long token,
+    /**
+     * A granted verdict on {@code updated}, whose leases are in expiry order; it resets at its latest lease's expiry,
+     * or at {@code resetFloor} if that is later, and lives for at least {@code minTtl}.
+     */
+    private static Verdict finish(long[] updated, long now, long resetFloor, long remaining, long limit, long token,
             long minTtl) {
+        long latest = Math.max(resetFloor, Leases.count(updated) == 0 ? now : updated[Leases.TAIL_EXPIRY]);
         long resetAfter = latest - now;
         long ttl = Math.max(resetAfter, minTtl);
-        updated[1] = now;
-        updated[2] = now + ttl;
+        updated[LAST_NOW] = now;
+        updated[EXPIRES_AT] = now + ttl;
         return Verdict.lease(true, remaining, limit, resetAfter, token, ttl, updated);
     }
 }

@@ -237,50 +237,46 @@ public final class StateMerge {
     }
 
     /**
-     * {@code [header, lastNow, expiresAt, lastToken, (token, permits, expiresAt, nonce)...]}: the union by
-     * token, in layout 2 (a layout 1 side is read with nonce 0). A lease on both sides keeps its later
-     * expiry and its known nonce.
+     * The union of two concurrency states' leases by token, in layout 3 (a layout 1 lease is read with nonce 0). A
+     * lease on both sides keeps its later expiry, the larger permits and its known nonce.
      */
     private static long[] concurrency(long[] original, long[] other) {
         long[] a = ConcurrencyStep.upgrade(original);
         long[] b = ConcurrencyStep.upgrade(other);
-        int lastToken = ConcurrencyStep.LAST_TOKEN;
-        int leases = ConcurrencyStep.LEASES;
-        int lease = ConcurrencyStep.LEASE;
+        Leases mine = Leases.decode(a);
+        Leases theirs = Leases.decode(b);
+        Leases merged = new Leases(mine.size + theirs.size + 1);
         Map<Long, Integer> slotOfToken = new HashMap<>();
-        long[] merged = Arrays.copyOf(a, a.length + b.length - leases);
-        int end = a.length;
-        for (int i = leases; i < a.length; i += lease) {
-            slotOfToken.put(a[i], i);
+        for (int i = 0; i < mine.size; i++) {
+            slotOfToken.put(mine.tokens[i], merged.size);
+            merged.add(mine.tokens[i], mine.permits[i], mine.expiries[i], mine.nonces[i]);
         }
         boolean changed = false;
-        for (int i = leases; i < b.length; i += lease) {
-            Integer slot = slotOfToken.get(b[i]);
+        for (int i = 0; i < theirs.size; i++) {
+            Integer slot = slotOfToken.get(theirs.tokens[i]);
             if (slot == null) {
-                System.arraycopy(b, i, merged, end, lease);
-                end += lease;
+                merged.add(theirs.tokens[i], theirs.permits[i], theirs.expiries[i], theirs.nonces[i]);
                 changed = true;
                 continue;
             }
-            if (b[i + 2] > merged[slot + 2]) {
-                merged[slot + 2] = b[i + 2];
-                merged[slot + 1] = Math.max(merged[slot + 1], b[i + 1]);
+            if (theirs.expiries[i] > merged.expiries[slot]) {
+                merged.expiries[slot] = theirs.expiries[i];
+                merged.permits[slot] = Math.max(merged.permits[slot], theirs.permits[i]);
                 changed = true;
             }
-            if (merged[slot + 3] == 0 && b[i + 3] != 0) {
-                merged[slot + 3] = b[i + 3];
+            if (merged.nonces[slot] == 0 && theirs.nonces[i] != 0) {
+                merged.nonces[slot] = theirs.nonces[i];
                 changed = true;
             }
         }
-        merged = Arrays.copyOf(merged, end);
-        merged[lastToken] = Math.max(a[lastToken], b[lastToken]);
-        merged[LAST_NOW] = Math.max(a[LAST_NOW], b[LAST_NOW]);
-        merged[EXPIRES_AT] = Math.max(a[EXPIRES_AT], b[EXPIRES_AT]);
-        if (!changed && merged[lastToken] == a[lastToken] && merged[LAST_NOW] == a[LAST_NOW]
-                && merged[EXPIRES_AT] == a[EXPIRES_AT]) {
-            return original; // in its own layout: the next step that changes it writes layout 2
+        long lastToken = Math.max(a[Leases.LAST_TOKEN], b[Leases.LAST_TOKEN]);
+        long lastNow = Math.max(a[LAST_NOW], b[LAST_NOW]);
+        long expiresAt = Math.max(a[EXPIRES_AT], b[EXPIRES_AT]);
+        if (!changed && lastToken == a[Leases.LAST_TOKEN] && lastNow == a[LAST_NOW] && expiresAt == a[EXPIRES_AT]) {
+            return original; // in its own layout: the next step that changes it writes layout 3
         }
-        return merged;
+        merged.sortByExpiry();
+        return merged.encode(lastNow, expiresAt, lastToken, ConcurrencyStep.latestAge(merged));
     }
 
     /** {@code chosen} (whose expiry stands), with the later of both last-seen times. */

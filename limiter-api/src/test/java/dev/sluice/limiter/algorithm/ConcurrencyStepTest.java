@@ -164,7 +164,7 @@ final class ConcurrencyStepTest {
     }
 
     @Test
-    void step_layout1State_isReadAndWrittenBackAsLayout2() {
+    void step_layout1State_isReadAndWrittenBackAsLayout3() {
         long token = BASE << ConcurrencyStep.TOKEN_TIME_SHIFT;
         long[] old = layout1(BASE, BASE + 1_000, token, token, 2, BASE + 1_000);
         Store store = new Store(SPEC, old);
@@ -174,8 +174,8 @@ final class ConcurrencyStepTest {
         Verdict next = store.run(BASE + 2, Op.ACQUIRE, 1, 5);
         assertTrue(next.granted());
         assertTrue(next.token() > token);
-        assertEquals(ConcurrencyStep.LEGACY_LAYOUT + 1, Algorithms.layoutOf(store.state));
-        assertEquals(Algorithms.HEADER_WORDS + 1 + 2 * ConcurrencyStep.LEASE, store.state.length);
+        assertEquals(Algorithms.CONCURRENCY_LAYOUT_VERSION, Algorithms.layoutOf(store.state));
+        assertEquals(2, Leases.count(store.state));
         assertTrue(store.renew(BASE + 3, token).granted(), "the old lease is still known by its token");
         assertTrue(store.release(BASE + 4, token).granted());
         assertEquals(2, store.peek(BASE + 4, 0).remaining());
@@ -184,10 +184,10 @@ final class ConcurrencyStepTest {
     @Test
     void step_concurrencyLayoutNotYetKnown_throwsNamingTheLayout() {
         long[] future = Algorithms.acquire(SPEC, null, BASE, 1).state().clone();
-        future[0] = (future[0] & ~(0xFFL << 32)) | (3L << 32);
+        future[0] = (future[0] & ~(0xFFL << 32)) | (4L << 32);
         IllegalStateException e = assertThrows(IllegalStateException.class,
                 () -> Algorithms.acquire(SPEC, future, BASE + 1, 1));
-        assertTrue(e.getMessage().contains("layout 3") && e.getMessage().contains("layout 2"), e.getMessage());
+        assertTrue(e.getMessage().contains("layout 4") && e.getMessage().contains("layout 3"), e.getMessage());
     }
 
     @Test
