@@ -111,36 +111,54 @@ final class ConcurrencyStep {
         if (op == Op.ACQUIRE) {
             return acquire(spec, state, now, permits, leaseId);
         }
-        Leases leases = Leases.decode(state);
-        dropExpired(leases, now);
-        long held = 0;
-        for (int i = 0; i < leases.size; i++) {
-            held += leases.permits[i];
+        Leases.Reader reader = new Leases.Reader(state);
+        reader.skipExpired(now);
+        int dropped = reader.index;
+        long held = state[Leases.HELD] - reader.passedPermits;
+        int count = Leases.count(state);
+        long resetAfter = (count > dropped ? state[Leases.TAIL_EXPIRY] : now) - now;
+        Leases.Reader scan = new Leases.Reader(state);
+        int found = -1;
+        int recordStart = 0;
+        long previousExpiry = 0;
+        while (scan.hasNext()) {
+            recordStart = scan.pos;
+            previousExpiry = scan.expiry;
+            scan.next();
+            if (scan.token == leaseId && scan.index > dropped) {
+                found = scan.index - 1;
+                break;
+            }
         }
-        long resetAfter = (leases.size == 0 ? now : leases.expiries[leases.size - 1]) - now;
-        int found = leases.indexOf(leaseId);
         if (found < 0) {
             return Verdict.lease(false, Math.max(0, limit - held), limit, resetAfter, 0, resetAfter, state);
         }
-        if (op == Op.RENEW) {
-            long renewed = now + spec.leaseDurationMillis();
-            long token = leases.tokens[found];
-            long leasePermits = leases.permits[found];
-            long nonce = leases.nonces[found];
-            leases.removeAt(found);
-            leases.add(token, leasePermits, renewed, nonce);
-            leases.sortByExpiry();
-            long[] updated = leases.encode(0, 0, state[Leases.LAST_TOKEN], spec.leaseDurationMillis());
-            // A renewal under a shortened lease duration moves its lease's expiry earlier; the state still
-            // lives as long as the latest expiry before it did.
-            return finish(updated, now, now + resetAfter, limit - held, limit, leaseId, 0);
+        long leasePermits = scan.permits;
+        long leaseNonce = scan.nonce;
+        long duration = spec.leaseDurationMillis();
+        if (op == Op.RELEASE) {
+            long[] updated = Leases.without(state, reader, dropped, scan, recordStart, previousExpiry);
+            // Even with no lease left, the state keeps the last token for a lease duration, so the next token
+            // still exceeds it while the clock has not moved on (see the class comment).
+            return finish(updated, now, now, limit - held + leasePermits, limit, leaseId, duration);
         }
-        long released = leases.permits[found];
-        leases.removeAt(found);
-        long[] updated = leases.encode(0, 0, state[Leases.LAST_TOKEN], spec.leaseDurationMillis());
-        // Even with no lease left, the state keeps the last token for a lease duration, so the next token
-        // still exceeds it while the clock has not moved on (see the class comment).
-        return finish(updated, now, now, limit - held + released, limit, leaseId, spec.leaseDurationMillis());
+        long renewed = now + duration;
+        long[] updated;
+        if (state[Leases.AGE] == duration && renewed >= state[Leases.TAIL_EXPIRY]) {
+            long[] rest = Leases.without(state, reader, dropped, scan, recordStart, previousExpiry);
+            updated = Leases.append(rest, new Leases.Reader(rest), 0, leaseId, leasePermits, renewed, leaseNonce);
+        } else {
+            Leases leases = Leases.decode(state);
+            dropExpired(leases, now);
+            int at = leases.indexOf(leaseId);
+            leases.removeAt(at);
+            leases.add(leaseId, leasePermits, renewed, leaseNonce);
+            leases.sortByExpiry();
+            updated = leases.encode(0, 0, state[Leases.LAST_TOKEN], duration);
+        }
+        // A renewal under a shortened lease duration moves its lease's expiry earlier; the state still lives as
+        // long as the latest expiry before it did.
+        return finish(updated, now, now + resetAfter, limit - held, limit, leaseId, 0);
     }
 
     private static Verdict acquire(LimitSpec.Concurrency spec, long[] state, long now, long permits, long leaseId) {

@@ -190,6 +190,96 @@ final class Leases {
         return updated;
     }
 
+    /**
+     * {@code state}'s live leases (those after the {@code dropped} expired ones, which {@code live} has just read) but
+     * the one {@code at} has just read, which starts at byte {@code recordStart} and follows a lease expiring at
+     * {@code previousExpiry}; in their order, the header's times left for the caller. Only the removed lease's
+     * successor is written again, to count from the lease before it; the bytes before it stay where they were within
+     * their words, and those after it move down by what the rewrite saved.
+     */
+    static long[] without(long[] state, Reader live, int dropped, Reader at, int recordStart, long previousExpiry) {
+        int count = count(state);
+        int removed = at.index - 1;
+        long removedPermits = at.permits;
+        int kept = count - dropped - 1;
+        if (kept == 0) {
+            return new Leases(1).encode(0, 0, state[LAST_TOKEN], state[AGE]);
+        }
+        byte[] successor = new byte[MAX_RECORD_BYTES];
+        int successorBytes = 0;
+        int tailFrom = at.pos;
+        long tailExpiry = previousExpiry;
+        if (at.hasNext()) {
+            at.next();
+            successorBytes = putRecord(successor, 0, previousExpiry, state[AGE], at.token, at.permits, at.expiry,
+                    at.nonce);
+            tailFrom = at.pos;
+            tailExpiry = state[TAIL_EXPIRY];
+        }
+        int data = NONCES + count;
+        int firstWord = live.pos >>> 3;
+        int shift = firstWord << 3;
+        int newStart = live.pos - shift;
+        int prefixEnd = recordStart - shift;
+        int newEnd = prefixEnd + successorBytes + (at.end - tailFrom);
+        int newData = NONCES + kept;
+        long[] updated = new long[newData + (newEnd + 7 >>> 3)];
+        int before = removed - dropped;
+        System.arraycopy(state, NONCES + dropped, updated, NONCES, before);
+        System.arraycopy(state, NONCES + removed + 1, updated, NONCES + before, kept - before);
+        int wholeWords = prefixEnd >>> 3;
+        System.arraycopy(state, data + firstWord, updated, newData, wholeWords);
+        if ((prefixEnd & 7) != 0) {
+            updated[newData + wholeWords] = state[data + firstWord + wholeWords] & ((1L << ((prefixEnd & 7) << 3)) - 1);
+        }
+        for (int i = 0; i < successorBytes; i++) {
+            putByte(updated, newData, prefixEnd + i, successor[i]);
+        }
+        copyBytes(state, data, tailFrom, updated, newData, prefixEnd + successorBytes, at.end - tailFrom);
+        updated[Algorithms.HEADER] = header(CONCURRENCY, 0);
+        updated[LAST_TOKEN] = state[LAST_TOKEN];
+        updated[HELD] = state[HELD] - live.passedPermits - removedPermits;
+        updated[COUNT] = kept;
+        updated[BASE_EXPIRY] = live.expiry;
+        updated[TAIL_EXPIRY] = tailExpiry;
+        updated[AGE] = state[AGE];
+        updated[SPAN] = (long) newStart << 32 | newEnd;
+        return updated;
+    }
+
+    private static void putByte(long[] words, int data, int at, byte b) {
+        words[data + (at >>> 3)] |= (b & 0xFFL) << ((at & 7) << 3);
+    }
+
+    /**
+     * Copies {@code length} bytes of a stream at {@code from} into a zeroed one at {@code to}, a word at a time
+     * where the destination is word-aligned, whatever the two offsets within their words.
+     */
+    static void copyBytes(long[] src, int srcData, int from, long[] dst, int dstData, int to, int length) {
+        int i = 0;
+        while (i < length && ((to + i) & 7) != 0) {
+            putByte(dst, dstData, to + i, byteAt(src, srcData, from + i));
+            i++;
+        }
+        int sh = ((from + i) & 7) << 3;
+        int last = srcData + ((from + length - 1) >>> 3);
+        for (; i + 8 <= length; i += 8) {
+            int w = srcData + ((from + i) >>> 3);
+            long value = src[w] >>> sh;
+            if (sh != 0 && w + 1 <= last) {
+                value |= src[w + 1] << (64 - sh);
+            }
+            dst[dstData + ((to + i) >>> 3)] = value;
+        }
+        for (; i < length; i++) {
+            putByte(dst, dstData, to + i, byteAt(src, srcData, from + i));
+        }
+    }
+
+    private static byte byteAt(long[] words, int data, int at) {
+        return (byte) (words[data + (at >>> 3)] >>> ((at & 7) << 3));
+    }
+
     private static int putRecord(byte[] out, int at, long previous, long age, long token, long permits, long expiry,
             long nonce) {
         long low = token & ConcurrencyStep.TOKEN_LOW;
