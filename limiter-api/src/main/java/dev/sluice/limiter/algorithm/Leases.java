@@ -18,8 +18,8 @@ import java.util.Arrays;
  * oldest first. Each lease in the stream is a varint of its expiry after the previous one's, a varint of
  * {@code zigzag(expiry - tokenTime - age) << 2 | flags}, then its token's low bits when they are not the nonce's (a
  * token issued in a millisecond that had issued one already), then its permits when they are not 1. A lease
- * acquired under the current lease duration and never renewed is two bytes when leases are spread more than
- * 127 ms apart or less, beside its eight-byte nonce, instead of 32 bytes.
+ * acquired under the current lease duration and never renewed takes two bytes when it expires less than 128 ms after
+ * the one before it (three up to 16 s), beside its eight-byte nonce, instead of 32 bytes.
  *
  * <p>Order by expiry is what keeps steps cheap: the expired leases are the stream's first ones, so a step decodes
  * only those; an acquisition copies the rest word by word (the stream keeps its offset within a word, so nothing

@@ -115,14 +115,15 @@ final class CompactLeasesTest {
         Leases leases = Leases.decode(upgraded);
         for (int i = 0; i < leases.size; i++) {
             if (leases.expiries[i] > Math.max(now, state[1])) {
-                live.add(leases.tokens[i] + ":" + leases.permits[i] + ":" + leases.expiries[i] + ":" + leases.nonces[i]);
+                live.add(leases.tokens[i] + ":" + leases.permits[i] + ":" + leases.expiries[i] + ":"
+                        + leases.nonces[i]);
             }
         }
         live.sort(null);
         return live;
     }
 
-    /** The reference around its step as {@link Algorithms} wraps a step: stale state reads as none, time never runs back. */
+    /** The reference as {@link Algorithms} wraps a step: stale state reads as none, time never runs back. */
     private static Verdict run(LimitSpec.Concurrency spec, long[] state, long at, Op op, long permits, long leaseId) {
         long[] current = state;
         long now = at;
