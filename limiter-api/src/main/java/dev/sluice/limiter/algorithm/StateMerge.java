@@ -59,9 +59,9 @@ public final class StateMerge {
             return a;
         }
         if (idA == Algorithms.CONCURRENCY && idB == Algorithms.CONCURRENCY
-                && ConcurrencyStep.isReadable(Algorithms.layoutOf(a))
-                && ConcurrencyStep.isReadable(Algorithms.layoutOf(b))) {
-            return concurrency(a, b); // layouts 1 and 2 have common ground: the leases
+                && ConcurrencyStep.isReadable(Algorithms.layoutOf(a)) && ConcurrencyStep.hasValidLength(a)
+                && ConcurrencyStep.isReadable(Algorithms.layoutOf(b)) && ConcurrencyStep.hasValidLength(b)) {
+            return concurrency(a, b); // layouts 1 to 3 have common ground: the leases
         }
         if (idA == Algorithms.SLIDING_LOG && idB == Algorithms.SLIDING_LOG
                 && SlidingLogStep.isReadable(Algorithms.layoutOf(a)) && SlidingLogStep.isReadable(Algorithms.layoutOf(b))

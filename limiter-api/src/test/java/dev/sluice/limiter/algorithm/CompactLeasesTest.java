@@ -93,6 +93,21 @@ final class CompactLeasesTest {
         assertSame(merged, retry.state(), "a retry found its lease: nothing new is taken");
     }
 
+    /** A merge read the leases of a side without checking its words fit, and failed with an index exception. */
+    @Test
+    void merge_withAMalformedSide_neverReadsPastItsWords() {
+        LimitSpec.Concurrency spec = new LimitSpec.Concurrency(100, 1_000);
+        long[] good = null;
+        for (int i = 0; i < 20; i++) {
+            good = Algorithms.step(spec, good, BASE + i, Op.ACQUIRE, 1, 11 + i).state();
+        }
+        long[] truncated = Arrays.copyOf(good, good.length - 1);
+        for (long[][] pair : new long[][][] {{good, truncated}, {truncated, good}}) {
+            long[] merged = StateMerge.merge(pair[0], pair[1]);
+            assertTrue(merged == good || merged == truncated, "one side as it is");
+        }
+    }
+
     @Test
     void leasesSpreadOverTheirDuration_takeTheirNonceAndAboutTwoBytesEach() {
         LimitSpec.Concurrency spec = new LimitSpec.Concurrency(10_000, 600_000);
