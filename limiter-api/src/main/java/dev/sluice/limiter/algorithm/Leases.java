@@ -16,7 +16,7 @@ import java.util.Arrays;
  * lease's expiry, the latest), {@link #AGE} (the lease age records count from) and {@link #SPAN} (the stream's first
  * and end byte); then one word per lease with its acquisition nonce, and the stream, in the same order: by expiry,
  * oldest first. Each lease in the stream is a varint of its expiry after the previous one's, a varint of
- * {@code zigzag(expiry - tokenTime - age) << 2 | flags}, then its token's low bits when they are not the nonce's (a
+ * {@code WordStream.zigzag(expiry - tokenTime - age) << 2 | flags}, then its token's low bits when they are not the nonce's (a
  * token issued in a millisecond that had issued one already), then its permits when they are not 1. A lease
  * acquired under the current lease duration and never renewed takes two bytes when it expires less than 128 ms after
  * the one before it (three up to 16 s), beside its eight-byte nonce, instead of 32 bytes.
@@ -138,9 +138,7 @@ final class Leases {
         long[] state = new long[NONCES + size + (end + 7 >>> 3)];
         System.arraycopy(nonces, 0, state, NONCES, size);
         int data = NONCES + size;
-        for (int i = 0; i < end; i++) {
-            state[data + (i >>> 3)] |= (stream[i] & 0xFFL) << ((i & 7) << 3);
-        }
+        WordStream.putBytes(stream, end, state, data, 0);
         state[Algorithms.HEADER] = header(CONCURRENCY, 0);
         state[LAST_NOW] = lastNow;
         state[EXPIRES_AT] = expiresAt;
@@ -175,10 +173,7 @@ final class Leases {
         if (kept > 0) {
             System.arraycopy(state, NONCES + count + firstWord, updated, data, (from.end + 7 >>> 3) - firstWord);
         }
-        for (int i = 0; i < recordBytes; i++) {
-            int at = keptEnd + i;
-            updated[data + (at >>> 3)] |= (record[i] & 0xFFL) << ((at & 7) << 3);
-        }
+        WordStream.putBytes(record, recordBytes, updated, data, keptEnd);
         updated[Algorithms.HEADER] = header(CONCURRENCY, 0);
         updated[LAST_TOKEN] = state[LAST_TOKEN];
         updated[HELD] = (kept == 0 ? 0 : state[HELD] - from.passedPermits) + permits;
@@ -232,10 +227,8 @@ final class Leases {
         if ((prefixEnd & 7) != 0) {
             updated[newData + wholeWords] = state[data + firstWord + wholeWords] & ((1L << ((prefixEnd & 7) << 3)) - 1);
         }
-        for (int i = 0; i < successorBytes; i++) {
-            putByte(updated, newData, prefixEnd + i, successor[i]);
-        }
-        copyBytes(state, data, tailFrom, updated, newData, prefixEnd + successorBytes, at.end - tailFrom);
+        WordStream.putBytes(successor, successorBytes, updated, newData, prefixEnd);
+        WordStream.copyBytes(state, data, tailFrom, updated, newData, prefixEnd + successorBytes, at.end - tailFrom);
         updated[Algorithms.HEADER] = header(CONCURRENCY, 0);
         updated[LAST_TOKEN] = state[LAST_TOKEN];
         updated[HELD] = state[HELD] - live.passedPermits - removedPermits;
@@ -245,39 +238,6 @@ final class Leases {
         updated[AGE] = state[AGE];
         updated[SPAN] = (long) newStart << 32 | newEnd;
         return updated;
-    }
-
-    private static void putByte(long[] words, int data, int at, byte b) {
-        words[data + (at >>> 3)] |= (b & 0xFFL) << ((at & 7) << 3);
-    }
-
-    /**
-     * Copies {@code length} bytes of a stream at {@code from} into a zeroed one at {@code to}, a word at a time
-     * where the destination is word-aligned, whatever the two offsets within their words.
-     */
-    static void copyBytes(long[] src, int srcData, int from, long[] dst, int dstData, int to, int length) {
-        int i = 0;
-        while (i < length && ((to + i) & 7) != 0) {
-            putByte(dst, dstData, to + i, byteAt(src, srcData, from + i));
-            i++;
-        }
-        int sh = ((from + i) & 7) << 3;
-        int last = srcData + ((from + length - 1) >>> 3);
-        for (; i + 8 <= length; i += 8) {
-            int w = srcData + ((from + i) >>> 3);
-            long value = src[w] >>> sh;
-            if (sh != 0 && w + 1 <= last) {
-                value |= src[w + 1] << (64 - sh);
-            }
-            dst[dstData + ((to + i) >>> 3)] = value;
-        }
-        for (; i < length; i++) {
-            putByte(dst, dstData, to + i, byteAt(src, srcData, from + i));
-        }
-    }
-
-    private static byte byteAt(long[] words, int data, int at) {
-        return (byte) (words[data + (at >>> 3)] >>> ((at & 7) << 3));
     }
 
     private static int putRecord(byte[] out, int at, long previous, long age, long token, long permits, long expiry,
@@ -290,32 +250,15 @@ final class Leases {
             throw new IllegalStateException("a concurrency lease that no valid step writes (token " + token
                     + ", permits " + permits + ", expiry " + expiry + "); delete the entry to start over");
         }
-        at = putVarint(out, at, delta);
-        at = putVarint(out, at, zigzag(ageOffset) << 2 | (lowExplicit ? LOW_EXPLICIT : 0)
+        at = WordStream.putVarint(out, at, delta);
+        at = WordStream.putVarint(out, at, WordStream.zigzag(ageOffset) << 2 | (lowExplicit ? LOW_EXPLICIT : 0)
                 | (permits != 1 ? SEVERAL_PERMITS : 0));
         if (lowExplicit) {
-            at = putVarint(out, at, low);
+            at = WordStream.putVarint(out, at, low);
         }
         if (permits != 1) {
-            at = putVarint(out, at, permits);
+            at = WordStream.putVarint(out, at, permits);
         }
-        return at;
-    }
-
-    private static long zigzag(long v) {
-        return (v << 1) ^ (v >> 63);
-    }
-
-    private static long unzigzag(long v) {
-        return (v >>> 1) ^ -(v & 1);
-    }
-
-    private static int putVarint(byte[] out, int at, long v) {
-        while ((v & ~0x7FL) != 0) {
-            out[at++] = (byte) ((v & 0x7F) | 0x80);
-            v >>>= 7;
-        }
-        out[at++] = (byte) v;
         return at;
     }
 
@@ -352,13 +295,9 @@ final class Leases {
      * Reads layout 3 leases in order: after {@link #next}, the lease's token, permits, expiry and nonce, the
      * permits of every lease read so far, and the byte after it.
      */
-    static final class Reader {
-        private final long[] state;
-        private final int data;
+    static final class Reader extends WordStream.Reader {
         private final int count;
         private final long age;
-        final int end;
-        int pos;
         int index;
         long token;
         long permits;
@@ -367,13 +306,15 @@ final class Leases {
         long passedPermits;
 
         Reader(long[] state) {
-            this.state = state;
+            super(state, NONCES + count(state), (int) (state[SPAN] >>> 32), (int) state[SPAN]);
             this.count = count(state);
-            this.data = NONCES + count;
             this.age = state[AGE];
-            this.end = (int) state[SPAN];
-            this.pos = (int) (state[SPAN] >>> 32);
             this.expiry = state[BASE_EXPIRY];
+        }
+
+        @Override
+        IllegalStateException malformed() {
+            return Leases.malformed(state);
         }
 
         boolean hasNext() {
@@ -399,36 +340,20 @@ final class Leases {
 
         void next() {
             if (index >= count) {
-                throw malformed(state);
+                throw malformed();
             }
             nonce = state[NONCES + index];
             expiry += varint();
             long tagged = varint();
-            long tokenTime = expiry - age - unzigzag(tagged >>> 2);
+            long tokenTime = expiry - age - WordStream.unzigzag(tagged >>> 2);
             long low = (tagged & LOW_EXPLICIT) != 0 ? varint() : nonce & ConcurrencyStep.NONCE_MASK;
             token = tokenTime << ConcurrencyStep.TOKEN_TIME_SHIFT | low;
             permits = (tagged & SEVERAL_PERMITS) != 0 ? varint() : 1;
             if (permits <= 0 || low > ConcurrencyStep.TOKEN_LOW) {
-                throw malformed(state);
+                throw malformed();
             }
             passedPermits += permits;
             index++;
-        }
-
-        private long varint() {
-            long v = 0;
-            for (int shift = 0; shift < 64; shift += 7) {
-                if (pos >= end) {
-                    throw malformed(state);
-                }
-                int b = (int) (state[data + (pos >>> 3)] >>> ((pos & 7) << 3)) & 0xFF;
-                pos++;
-                v |= (long) (b & 0x7F) << shift;
-                if ((b & 0x80) == 0) {
-                    return v;
-                }
-            }
-            throw malformed(state);
         }
     }
 }

@@ -135,9 +135,9 @@ final class SlidingLogStep {
      */
     private static long[] append(long[] state, int from, int end, long base, long held, long delta, long permits) {
         byte[] run = new byte[MAX_RUN_BYTES];
-        int runBytes = putVarint(run, 0, delta << 1 | (permits > 1 ? 1 : 0));
+        int runBytes = WordStream.putVarint(run, 0, delta << 1 | (permits > 1 ? 1 : 0));
         if (permits > 1) {
-            runBytes = putVarint(run, runBytes, permits);
+            runBytes = WordStream.putVarint(run, runBytes, permits);
         }
         int firstWord = from >>> 3;
         int start = from & 7;
@@ -147,10 +147,7 @@ final class SlidingLogStep {
         if (copied > 0) {
             System.arraycopy(state, DATA + firstWord, updated, DATA, copied);
         }
-        for (int i = 0; i < runBytes; i++) {
-            int at = newEnd - runBytes + i;
-            updated[DATA + (at >>> 3)] |= (run[i] & 0xFFL) << ((at & 7) << 3);
-        }
+        WordStream.putBytes(run, runBytes, updated, DATA, newEnd - runBytes);
         updated[HEADER] = header(SLIDING_LOG, 0);
         updated[COUNT] = held + permits;
         updated[BASE] = base;
@@ -233,17 +230,15 @@ final class SlidingLogStep {
                 j++;
             }
             long permits = j - i;
-            end = putVarint(stream, end, (sorted[i] - previous) << 1 | (permits > 1 ? 1 : 0));
+            end = WordStream.putVarint(stream, end, (sorted[i] - previous) << 1 | (permits > 1 ? 1 : 0));
             if (permits > 1) {
-                end = putVarint(stream, end, permits);
+                end = WordStream.putVarint(stream, end, permits);
             }
             previous = sorted[i];
             i = j;
         }
         long[] state = new long[DATA + (end + 7 >>> 3)];
-        for (int i = 0; i < end; i++) {
-            state[DATA + (i >>> 3)] |= (stream[i] & 0xFFL) << ((i & 7) << 3);
-        }
+        WordStream.putBytes(stream, end, state, DATA, 0);
         state[HEADER] = header(SLIDING_LOG, 0);
         state[LAST_NOW] = times[LAST_NOW];
         state[EXPIRES_AT] = times[EXPIRES_AT];
@@ -254,25 +249,13 @@ final class SlidingLogStep {
         return state;
     }
 
-    private static int putVarint(byte[] out, int at, long v) {
-        while ((v & ~0x7FL) != 0) {
-            out[at++] = (byte) ((v & 0x7F) | 0x80);
-            v >>>= 7;
-        }
-        out[at++] = (byte) v;
-        return at;
-    }
-
-    private static IllegalStateException malformed(long[] state) {
+    static IllegalStateException malformed(long[] state) {
         return new IllegalStateException("the entry under this key holds a malformed sliding-log state ("
                 + state.length + " words); delete the entry to start over");
     }
 
     /** Reads a layout 2 stream's runs in order: after {@link #next}, the run's time, permits and the byte after it. */
-    private static final class Runs {
-        private final long[] state;
-        private final int end;
-        int pos;
+    private static final class Runs extends WordStream.Reader {
         long time;
         long permits;
 
@@ -281,9 +264,7 @@ final class SlidingLogStep {
         }
 
         Runs(long[] state, int from, long base) {
-            this.state = state;
-            this.end = (int) state[SPAN];
-            this.pos = from;
+            super(state, DATA, from, (int) state[SPAN]);
             this.time = base;
         }
 
@@ -292,24 +273,13 @@ final class SlidingLogStep {
             time += tagged >>> 1;
             permits = (tagged & 1) == 0 ? 1 : varint();
             if (permits <= 0) {
-                throw malformed(state);
+                throw malformed();
             }
         }
 
-        private long varint() {
-            long v = 0;
-            for (int shift = 0; shift < 64; shift += 7) {
-                if (pos >= end) {
-                    throw malformed(state);
-                }
-                int b = (int) (state[DATA + (pos >>> 3)] >>> ((pos & 7) << 3)) & 0xFF;
-                pos++;
-                v |= (long) (b & 0x7F) << shift;
-                if ((b & 0x80) == 0) {
-                    return v;
-                }
-            }
-            throw malformed(state);
+        @Override
+        IllegalStateException malformed() {
+            return SlidingLogStep.malformed(state);
         }
     }
 }
