@@ -16,16 +16,17 @@ import java.util.Arrays;
  * lease's expiry, the latest), {@link #AGE} (the lease age records count from) and {@link #SPAN} (the stream's first
  * and end byte); then one word per lease with its acquisition nonce, and the stream, in the same order: by expiry,
  * oldest first. Each lease in the stream is a varint of its expiry after the previous one's, a varint of
- * {@code WordStream.zigzag(expiry - tokenTime - age) << 2 | flags}, then its token's low bits when they are not the nonce's (a
- * token issued in a millisecond that had issued one already), then its permits when they are not 1. A lease
+ * {@code zigzag(expiry - tokenTime - age) << 2 | flags}, then its token's low bits when they are not the nonce's
+ * (a token issued in a millisecond that had issued one already), then its permits when they are not 1. A lease
  * acquired under the current lease duration and never renewed takes two bytes when it expires less than 128 ms after
  * the one before it (three up to 16 s), beside its eight-byte nonce, instead of 32 bytes.
  *
  * <p>Order by expiry is what keeps steps cheap: the expired leases are the stream's first ones, so a step decodes
  * only those; an acquisition copies the rest word by word (the stream keeps its offset within a word, so nothing
  * is shifted) and appends one lease; and the nonces, a plain word each, are compared without decoding anything.
- * Renewal and release, which find a lease by its token, decode and rewrite the leases, as does an acquisition
- * whose expiry would come before the last lease's (a lease duration shortened live).
+ * Renewal and release find their lease by its token, decoding the leases once, and rewrite only its successor
+ * ({@link #without}); a merge, an upgrade and an acquisition or renewal under a changed lease duration rewrite all
+ * the leases.
  */
 final class Leases {
     static final int LAST_TOKEN = HEADER_WORDS;
