@@ -29,8 +29,8 @@ final class StoredState {
     private static final int MAX_STREAM_BYTES = 0xFFFF;
     /**
      * Longer states are stored as they are without trying: their stream would take more than three bytes a word to
-     * fit, which Sluice's large states (old four-word leases, old one-word-per-permit logs) do not, and the attempt would cost
-     * every step a pass over the whole state.
+     * fit, which Sluice's large states (old four-word leases, old one-word-per-permit logs) do not, and the attempt
+     * would cost every step a pass over the whole state.
      */
     static final int MAX_PACKED_WORDS = MAX_STREAM_BYTES / 3;
 

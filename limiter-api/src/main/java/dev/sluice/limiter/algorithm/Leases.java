@@ -308,7 +308,7 @@ final class Leases {
 
         Reader(long[] state) {
             super(state, NONCES + count(state), (int) (state[SPAN] >>> 32), (int) state[SPAN]);
-            this.count = count(state);
+            this.count = (int) state[COUNT]; // checked by the call above
             this.age = state[AGE];
             this.expiry = state[BASE_EXPIRY];
         }

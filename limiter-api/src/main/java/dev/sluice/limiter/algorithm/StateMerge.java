@@ -59,8 +59,7 @@ public final class StateMerge {
             return a;
         }
         if (idA == Algorithms.CONCURRENCY && idB == Algorithms.CONCURRENCY
-                && ConcurrencyStep.isReadable(Algorithms.layoutOf(a)) && ConcurrencyStep.hasValidLength(a)
-                && ConcurrencyStep.isReadable(Algorithms.layoutOf(b)) && ConcurrencyStep.hasValidLength(b)) {
+                && isWellFormedConcurrency(a) && isWellFormedConcurrency(b)) {
             return concurrency(a, b); // layouts 1 to 3 have common ground: the leases
         }
         if (idA == Algorithms.SLIDING_LOG && idB == Algorithms.SLIDING_LOG
@@ -89,6 +88,11 @@ public final class StateMerge {
             default:
                 return a[LAST_NOW] > b[LAST_NOW] ? a : b;
         }
+    }
+
+    /** A concurrency state of a layout this code reads, whose words fit that layout. */
+    private static boolean isWellFormedConcurrency(long[] state) {
+        return ConcurrencyStep.isReadable(Algorithms.layoutOf(state)) && ConcurrencyStep.hasValidLength(state);
     }
 
     /** Composites of the same component count: each component merged on its own. */
