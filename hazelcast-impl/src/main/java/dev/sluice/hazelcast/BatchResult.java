@@ -70,18 +70,6 @@ final class BatchResult extends WireObject implements StepRunner.Results {
         verdicts[index] = v.withoutState();
     }
 
-    /** Every request of this result goes to the overflow cell {@code cellKey}: none of them was applied. */
-    void redirectAll(String cellKey) {
-        for (int i = 0; i < verdicts.length; i++) {
-            setFailure(i, OVERFLOW, cellKey);
-        }
-    }
-
-    /** The overflow cell request {@code index} must go to, or {@code null}. */
-    String redirect(int index) {
-        return kind(index) == OVERFLOW ? messages[index] : null;
-    }
-
     /** Every request of this result failed with {@code e}: none of them was applied. */
     void failAll(RuntimeException e) {
         for (int i = 0; i < verdicts.length; i++) {

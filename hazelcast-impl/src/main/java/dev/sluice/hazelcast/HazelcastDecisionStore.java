@@ -33,6 +33,7 @@ final class HazelcastDecisionStore implements DecisionStore {
 
     /** A store whose callbacks run on a small pool of Sluice's own. */
     HazelcastDecisionStore(HazelcastInstance instance, String mapName, HazelcastCoalescing coalescing) {
+        MemberCapacity.checkTable(instance);
         this.instance = instance;
         this.sender = new Sender(instance, mapName, coalescing, null);
     }
@@ -40,6 +41,7 @@ final class HazelcastDecisionStore implements DecisionStore {
     /** A store whose callbacks run on the user's {@code callbacks}, which it never shuts down. */
     HazelcastDecisionStore(HazelcastInstance instance, String mapName, HazelcastCoalescing coalescing,
             Executor callbacks) {
+        MemberCapacity.checkTable(instance);
         this.instance = instance;
         this.sender = new Sender(instance, mapName, coalescing, callbacks);
     }

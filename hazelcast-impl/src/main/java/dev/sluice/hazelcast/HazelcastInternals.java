@@ -48,11 +48,14 @@ import java.util.function.Function;
  *   <li>{@linkplain Calls#roundTrip A local serialization round trip}, to prove at start-up that this
  *       instance has Sluice's serialization factory. Fallback: none needed; the members' probes prove it
  *       too, only later.</li>
+ *   <li>{@linkplain #readRecord A record of the running partition}: an overflow cell lives in its keys'
+ *       partition, and the processor deciding a key without state reads and writes the cell in the same
+ *       operation, on the partition's thread, through the partition's {@code RecordStore} (the backup does the
+ *       same on the backup replica). Fallback: no cells; a key without state at the bound is refused, which
+ *       never admits more.</li>
  *   <li>{@linkplain #localVersion The running Hazelcast's own version} ({@code BuildInfoProvider}), which
  *       a client cannot read otherwise. Fallback: the jar's manifest.</li>
  * </ul>
- *
- * <p>The capacity bound ({@link MemberCapacity}) reads its internals itself.
  */
 final class HazelcastInternals {
     /** Every internal path, by name, and whether it resolved on the running version (or why not). */
@@ -64,6 +67,7 @@ final class HazelcastInternals {
     static final String MERGE_EXPIRY = "merge expiry";
     static final String SERIALIZATION = "serialization round trip";
     static final String VERSION = "local version";
+    static final String PARTITION_RECORDS = "partition records";
     private static final String AVAILABLE = "internal";
 
     /**
@@ -106,6 +110,17 @@ final class HazelcastInternals {
     private static final MethodHandle EXPIRY_CLOCK; // () long
 
     private static final MethodHandle BUILD_VERSION; // () String
+
+    // Partition records: HazelcastInstanceImpl.node, Node.getNodeEngine(), NodeEngine.getService(String),
+    // MapService.getMapServiceContext(), MapServiceContext.getRecordStore(int, String),
+    // RecordStore.get(Data, boolean, Address, boolean), set(Data, Object, long, long), delete(Data, CallerProvenance).
+    private static final MethodHandle RECORD_STORE; // (Object instance, int partition, String map) Object
+    private static final MethodHandle RECORD_GET; // (Object store, Object data, boolean backup) Object
+    private static final MethodHandle RECORD_SET; // (Object store, Object data, Object value, long ttl) void
+    private static final MethodHandle RECORD_DELETE; // (Object store, Object data) void
+    private static volatile boolean partitionRecords;
+    private static final Class<?> INSTANCE_PROXY;
+    private static final MethodHandle ORIGINAL; // (Object proxy) Object
 
     /** MergingValue's deserialized value: getDeserializedValue() since 5.4, getValue() before (deprecated since). */
     private static final MethodHandle MERGING_VALUE; // (MergingValue) Object
@@ -245,6 +260,61 @@ final class HazelcastInternals {
         }
         BUILD_VERSION = version;
 
+        MethodHandle[] records = new MethodHandle[5];
+        Class<?> instanceProxy = Void.class;
+        try {
+            instanceProxy = Class.forName("com.hazelcast.instance.impl.HazelcastInstanceProxy");
+            records[4] = LOOKUP.unreflect(instanceProxy.getMethod("getOriginal"))
+                    .asType(MethodType.methodType(Object.class, Object.class));
+            Class<?> instanceImpl = Class.forName("com.hazelcast.instance.impl.HazelcastInstanceImpl");
+            Class<?> node = Class.forName("com.hazelcast.instance.impl.Node");
+            Class<?> nodeEngine = Class.forName("com.hazelcast.spi.impl.NodeEngine");
+            Class<?> mapService = Class.forName("com.hazelcast.map.impl.MapService");
+            Class<?> context = Class.forName("com.hazelcast.map.impl.MapServiceContext");
+            Class<?> store = Class.forName("com.hazelcast.map.impl.recordstore.RecordStore");
+            Class<?> data = Class.forName("com.hazelcast.internal.serialization.Data");
+            Class<?> address = Class.forName("com.hazelcast.cluster.Address");
+            Class<?> provenance = Class.forName("com.hazelcast.wan.impl.CallerProvenance");
+            MethodHandle engine = MethodHandles.filterReturnValue(
+                    LOOKUP.unreflectGetter(instanceImpl.getField("node")),
+                    LOOKUP.unreflect(node.getMethod("getNodeEngine")));
+            MethodHandle service = MethodHandles.insertArguments(LOOKUP.unreflect(nodeEngine.getMethod("getService",
+                    String.class)).asType(MethodType.methodType(Object.class, nodeEngine, String.class)), 1,
+                    "hz:impl:mapService");
+            MethodHandle contextOf = LOOKUP.unreflect(mapService.getMethod("getMapServiceContext"))
+                    .asType(MethodType.methodType(context, Object.class));
+            MethodHandle mapContext = MethodHandles.filterReturnValue(MethodHandles.filterReturnValue(
+                    engine.asType(MethodType.methodType(nodeEngine, instanceImpl)), service), contextOf);
+            MethodHandle recordStore = LOOKUP.unreflect(context.getMethod("getRecordStore", int.class, String.class));
+            records[0] = MethodHandles.filterArguments(recordStore, 0, mapContext)
+                    .asType(MethodType.methodType(Object.class, Object.class, int.class, String.class));
+            records[1] = MethodHandles.insertArguments(LOOKUP.unreflect(store.getMethod("get", data, boolean.class,
+                    address, boolean.class)), 3, null, false)
+                    .asType(MethodType.methodType(Object.class, Object.class, Object.class, boolean.class));
+            records[2] = LOOKUP.unreflect(store.getMethod("set", data, Object.class, long.class, long.class))
+                    .asType(MethodType.methodType(Object.class, Object.class, Object.class, Object.class, long.class,
+                            long.class));
+            records[2] = MethodHandles.dropReturn(MethodHandles.insertArguments(records[2], 4, -1L));
+            Object notWan = provenance.getField("NOT_WAN").get(null);
+            records[3] = MethodHandles.dropReturn(MethodHandles.insertArguments(LOOKUP.unreflect(store.getMethod(
+                    "delete", data, provenance)), 2, notWan)
+                    .asType(MethodType.methodType(boolean.class, Object.class, Object.class)));
+            if (SERIALIZATION_SERVICE == null) {
+                throw new ClassNotFoundException("the serialization service");
+            }
+            resolved(PARTITION_RECORDS);
+        } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+            unresolved(PARTITION_RECORDS, e);
+            java.util.Arrays.fill(records, null);
+            instanceProxy = Void.class;
+        }
+        INSTANCE_PROXY = instanceProxy;
+        ORIGINAL = records[4];
+        RECORD_STORE = records[0];
+        RECORD_GET = records[1];
+        RECORD_SET = records[2];
+        RECORD_DELETE = records[3];
+
         MethodHandle mergingValue;
         try {
             mergingValue = LOOKUP.unreflect(MergingValue.class.getMethod("getDeserializedValue"));
@@ -260,6 +330,7 @@ final class HazelcastInternals {
         memberSubmit = EXECUTE_ON_KEY_INTERNAL != null && SERIALIZATION_SERVICE != null;
         clientSubmit = INVOKE != null;
         mergeExpiry = MERGING_ENTRY != null;
+        partitionRecords = RECORD_STORE != null;
     }
 
     private HazelcastInternals() {}
@@ -355,6 +426,68 @@ final class HazelcastInternals {
         } catch (Throwable e) {
             disable(MERGE_EXPIRY, e);
             return false;
+        }
+    }
+
+    /**
+     * The records of partition {@code partitionId} of {@code mapName} on this member, or {@code null} when the path
+     * is off or {@code instance} is not a member's own. Only for the thread that runs that partition's operations
+     * (an entry processor on one of its keys): nothing else may touch a record store.
+     */
+    static PartitionRecords partitionRecords(HazelcastInstance instance, String mapName, int partitionId) {
+        if (!partitionRecords || instance == null) {
+            return null;
+        }
+        try {
+            Object member = INSTANCE_PROXY.isInstance(instance) ? ORIGINAL.invokeExact((Object) instance) : instance;
+            Object store = RECORD_STORE.invokeExact(member, partitionId, mapName);
+            return new PartitionRecords(store, SERIALIZATION_SERVICE.invokeExact(member));
+        } catch (Throwable e) {
+            disable(PARTITION_RECORDS, e);
+            return null;
+        }
+    }
+
+    /** One partition's records of one map, read and written on that partition's thread. */
+    static final class PartitionRecords {
+        private final Object store;
+        private final Object serialization;
+
+        private PartitionRecords(Object store, Object serialization) {
+            this.store = store;
+            this.serialization = serialization;
+        }
+
+        /** The value stored under {@code key} (expired: {@code null}); {@code backup} on a backup replica. */
+        long[] read(String key, boolean backup) {
+            try {
+                Object data = TO_DATA.invokeExact(serialization, (Object) key);
+                Object value = RECORD_GET.invokeExact(store, data, backup);
+                if (value != null && !(value instanceof long[])) {
+                    value = TO_OBJECT.invokeExact(serialization, value);
+                }
+                return (long[]) value;
+            } catch (RuntimeException | Error e) {
+                throw e;
+            } catch (Throwable e) {
+                throw new HazelcastException(e);
+            }
+        }
+
+        /** Stores {@code value} under {@code key} with {@code ttlMillis}, or removes the key when it is null. */
+        void write(String key, long[] value, long ttlMillis) {
+            try {
+                Object data = TO_DATA.invokeExact(serialization, (Object) key);
+                if (value == null) {
+                    RECORD_DELETE.invokeExact(store, data);
+                } else {
+                    RECORD_SET.invokeExact(store, data, (Object) value, ttlMillis);
+                }
+            } catch (RuntimeException | Error e) {
+                throw e;
+            } catch (Throwable e) {
+                throw new HazelcastException(e);
+            }
         }
     }
 

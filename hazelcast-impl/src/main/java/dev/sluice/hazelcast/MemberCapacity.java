@@ -1,10 +1,11 @@
 package dev.sluice.hazelcast;
 
+import com.hazelcast.cluster.Member;
 import com.hazelcast.core.HazelcastInstance;
 import dev.sluice.limiter.Capacity;
 import dev.sluice.limiter.CapacityExceededException;
 import dev.sluice.limiter.LimitSpec;
-import dev.sluice.limiter.algorithm.Algorithms;
+import dev.sluice.limiter.algorithm.Op;
 import dev.sluice.limiter.algorithm.Overflow;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -18,40 +19,43 @@ import java.util.function.LongSupplier;
  * kept in the member's user context under {@link SluiceHazelcast#CAPACITY_KEY} by {@link SluiceHazelcast#configure}.
  * Maps that evict at their bound are not here: Hazelcast's own eviction bounds them.
  *
- * <p>A processor asks {@link #admit} only when it would store state for a key that has none. The bound is the
- * member's, not a partition's, so a flood aimed at one partition fills nothing while the member has room: the
- * member's owned entries ({@code getLocalMapStats()}, public API, which walks every partition: tens to hundreds of
- * microseconds whatever the entry count) are read at most once per {@value #COUNT_REFRESH_MILLIS} ms, and the keys
- * admitted since are counted on top. While that count is under half the bound, the read waits up to
- * {@value #FAR_REFRESH_MILLIS} ms: every admission is counted anyway, so only entries that came without one (a
- * migration) are missed meanwhile, and those would have to more than double the member's entries to reach the
- * bound. One partition thread reads while the others go on with the last count. Entries that expire in between
- * still count until the next read (more decisions go to cells, never fewer), and a key admitted while a read runs
- * may be missed by both: the bound can be passed by about as many keys as there are partition threads, in memory
- * only, never in a decision.
+ * <p>A processor that runs an acquisition on a key without state asks {@link #placing} where it goes, and
+ * {@link Overflow#place}, the rule every store shares, answers from two facts: the key's cell as stored now, and
+ * the member's owned entries against its bound. The cell decides first: a live cell takes the key whatever room
+ * the member has, so the bound (a member's own figure, which differs between members and after a failover) only
+ * ever chooses between a new exact state and a cell whose budget is full, never between two states that hold
+ * different spending.
  *
- * <p>At the bound a new key of a spec that can share is sent to its overflow cell ({@link Overflow}, an ordinary
- * entry of the same map, admitted whatever the bound: the table is fixed), and the member remembers, per group of
- * cells (a policy and its algorithm), until when a state written on a cell can still limit. Until then every new
- * key of that group goes to its cell
- * even when room has come back, since it may have been decided there before and a fresh exact state would forget
- * that. That memory is the member's: a partition that migrates during a flood's last state lifetime carries none,
- * so a key of it that was on its cell may start exact on its new owner. A key that cannot share (concurrency) is
- * refused ({@link CapacityExceededException}), as is every new key under {@link Capacity.Policy#REFUSE_NEW_KEYS}.
+ * <p>The cell lives in the key's own partition ({@link #cellKeyOf}: the cell's key is chosen so that it hashes
+ * there, {@link #cellKeyOf}), so the processor reads and writes it in the same operation, on the partition's thread
+ * ({@link HazelcastInternals#partitionRecords}); it migrates and is backed up with the keys that spend on it, and no
+ * request of a key can be on its way to the cell while another gives the key an exact state. The table is the same
+ * on every member: {@link Capacity#clusterOverflowCells()} cells per limiter and algorithm, spread over the
+ * partitions, a function of configuration and the partition count alone; a member configured with another table
+ * is refused by {@link #checkTable}.
+ *
+ * <p>The owned entries ({@code getLocalMapStats()}, public API, which walks every partition: tens to hundreds of
+ * microseconds whatever the entry count) are read at most once per {@value #COUNT_REFRESH_MILLIS} ms, and the states
+ * created since are counted on top; while that count is under half the bound, the read waits up to
+ * {@value #FAR_REFRESH_MILLIS} ms. Entries that expire in between still count until the next read (more decisions go
+ * to cells, never fewer); a key admitted while a read runs may be missed by both: the bound can be passed by about as
+ * many keys as there are partition threads, in memory only, never in a decision.
  */
 final class MemberCapacity {
     static final long COUNT_REFRESH_MILLIS = 20;
     /** The longest the count waits for a read while it is under half the bound. */
     static final long FAR_REFRESH_MILLIS = 1_000;
+    /** The member attribute that carries a map's cell table, so members can compare theirs. */
+    static final String TABLE_ATTRIBUTE_PREFIX = "sluice.overflow-cells.";
 
-    /** A map's bound and policy. */
-    private record Bound(long maxKeys, Capacity.Policy policy, int cells) {}
+    /** A map's bound and policy, and its cells per limiter and algorithm (cluster-wide). */
+    record Bound(long maxKeys, Capacity.Policy policy, int cells) {}
 
     private final Map<String, Bound> bounds = new ConcurrentHashMap<>();
     /** Per map: its owned entries, and the keys admitted since they were read. */
     private final Map<String, Count> counts = new ConcurrentHashMap<>();
-    /** Per group of cells ({@link Overflow#groupOf}): until when a cell state written on this member can still limit. */
-    private final Map<String, AtomicLong> overflowingUntil = new ConcurrentHashMap<>();
+    /** Cell keys found so far: each a pure function of its group, partition and index, kept to spare the search. */
+    private final Map<String, String> cellKeys = new ConcurrentHashMap<>();
 
     /** The registry of a member config, created on first use. */
     static MemberCapacity of(Map<String, Object> userContext) {
@@ -64,7 +68,7 @@ final class MemberCapacity {
     }
 
     void keepAt(String mapName, long maxKeys, Capacity capacity) {
-        bounds.put(mapName, new Bound(maxKeys, capacity.policy(), capacity.overflowCells(maxKeys)));
+        bounds.put(mapName, new Bound(maxKeys, capacity.policy(), capacity.clusterOverflowCells()));
     }
 
     void evictIn(String mapName) {
@@ -77,57 +81,135 @@ final class MemberCapacity {
         return bound == null ? -1 : bound.maxKeys();
     }
 
-    /**
-     * Where the requests of a key without state go on the member running them: {@code null} for an exact state of
-     * its own, else the key of its overflow cell.
-     *
-     * @throws CapacityExceededException when the key cannot go anywhere: the member is full and the key cannot share
-     */
-    static String admit(HazelcastInstance instance, String mapName, LimitSpec spec, String key, long now) {
-        if (instance == null || mapName == null || Overflow.isCellKey(key)) {
-            return null; // a processor run outside a member (unit tests), or a cell: the table is fixed
-        }
-        Object registry = instance.getUserContext().get(SluiceHazelcast.CAPACITY_KEY);
-        if (!(registry instanceof MemberCapacity capacity)) {
-            return null;
-        }
-        return capacity.place(instance, mapName, spec, key, now);
+    /** The maps kept at a bound, with their bounds. */
+    Map<String, Bound> bounds() {
+        return Map.copyOf(bounds);
     }
 
-    /** The key of the overflow cell of {@code key} in {@code mapName} on this member, or {@code null} when it has none. */
-    static String cellOf(HazelcastInstance instance, String mapName, LimitSpec spec, String key) {
-        if (instance == null || mapName == null
+    /**
+     * Checks that every member of {@code instance}'s cluster uses the cell table this member uses for each bounded
+     * map, as each announces it in its {@link #TABLE_ATTRIBUTE_PREFIX} attribute.
+     *
+     * @throws IllegalStateException naming the map, both tables and the member that differs
+     */
+    static void checkTable(HazelcastInstance instance) {
+        if (!(instance.getUserContext().get(SluiceHazelcast.CAPACITY_KEY) instanceof MemberCapacity capacity)) {
+            return;
+        }
+        for (Map.Entry<String, Bound> e : capacity.bounds.entrySet()) {
+            if (e.getValue().policy() != Capacity.Policy.SHARE_OVERFLOW_CELLS) {
+                continue;
+            }
+            String mine = String.valueOf(e.getValue().cells());
+            for (Member member : instance.getCluster().getMembers()) {
+                String theirs = member.getAttribute(TABLE_ATTRIBUTE_PREFIX + e.getKey());
+                if (theirs != null && !theirs.equals(mine)) {
+                    throw new IllegalStateException("map '" + e.getKey() + "' has " + mine + " overflow cells per"
+                            + " limiter on this member and " + theirs + " on member " + member.getAddress()
+                            + ": every member must place a key on the same cell, so every member must use the same"
+                            + " Capacity.withOverflowCells (or none)");
+                }
+            }
+        }
+    }
+
+    /**
+     * Where the acquisitions of {@code key}, which holds no state in {@code mapName}, may go on this member, or
+     * {@code null} when the map is not kept at a bound here (a processor run outside a member, an evicting map, a
+     * cell's own key).
+     */
+    static Placing placing(HazelcastInstance instance, String mapName, String key) {
+        if (instance == null || mapName == null || Overflow.isCellKey(key)
                 || !(instance.getUserContext().get(SluiceHazelcast.CAPACITY_KEY) instanceof MemberCapacity capacity)) {
             return null;
         }
         Bound bound = capacity.bounds.get(mapName);
-        return bound == null || bound.policy() != Capacity.Policy.SHARE_OVERFLOW_CELLS ? null
-                : Overflow.cellKey(Overflow.groupOf(key, spec), Overflow.cellOf(key, bound.cells()));
+        return bound == null ? null : capacity.new Placing(instance, mapName, key, bound);
     }
 
-    private String place(HazelcastInstance instance, String mapName, LimitSpec spec, String key, long now) {
-        Bound bound = bounds.get(mapName);
-        if (bound == null) {
-            return null;
+    /** One key without state, and what its placement needs to read and write. */
+    final class Placing {
+        private final HazelcastInstance instance;
+        private final String mapName;
+        private final String key;
+        private final Bound bound;
+        private String cellKey;
+        private HazelcastInternals.PartitionRecords records;
+
+        private Placing(HazelcastInstance instance, String mapName, String key, Bound bound) {
+            this.instance = instance;
+            this.mapName = mapName;
+            this.key = key;
+            this.bound = bound;
         }
-        boolean shares = bound.policy() == Capacity.Policy.SHARE_OVERFLOW_CELLS && Overflow.shares(spec);
-        String group = Overflow.groupOf(key, spec);
-        AtomicLong until = shares ? overflowingUntil.get(group) : null;
-        boolean overflowing = until != null && now < until.get();
-        if (!overflowing && ownedEntries(instance, mapName, bound.maxKeys()) < bound.maxKeys()) {
-            counts.get(mapName).admitted();
-            return null;
+
+        /**
+         * Where a request of {@code spec} goes ({@link Overflow#place}); for {@link Overflow.Placement#CELL},
+         * {@link #cellKey()} and {@link #cellValue()} name the cell. Without the internal path to the partition's
+         * records there are no cells: the key is refused where it would have gone to one.
+         */
+        Overflow.Placement place(LimitSpec spec, long now, long[] cellState) {
+            long owned = ownedEntries(instance, mapName, bound.maxKeys());
+            Overflow.Placement placement = Overflow.place(bound.policy(), spec, Op.ACQUIRE, cellState, now, owned,
+                    bound.maxKeys());
+            return placement == Overflow.Placement.CELL && records == null ? Overflow.Placement.REFUSE : placement;
         }
-        if (!shares) {
-            throw new CapacityExceededException("map '" + mapName + "' holds its bound of " + bound.maxKeys()
+
+        /** The stored value of the key's cell, or {@code null}: read once the key's spec is known. */
+        long[] cellValue(LimitSpec spec) {
+            if (bound.policy() != Capacity.Policy.SHARE_OVERFLOW_CELLS || !Overflow.shares(spec)) {
+                return null;
+            }
+            int partition = instance.getPartitionService().getPartition(key).getPartitionId();
+            records = HazelcastInternals.partitionRecords(instance, mapName, partition);
+            if (records == null) {
+                return null;
+            }
+            cellKey = MemberCapacity.this.cellKeyOf(instance, Overflow.groupOf(key, spec), key, partition, bound.cells());
+            return records.read(cellKey, false);
+        }
+
+        String cellKey() {
+            return cellKey;
+        }
+
+        /** Writes the cell, in this operation, on this partition's thread. */
+        void writeCell(long[] stored, long entryTtlMillis) {
+            records.write(cellKey, stored, entryTtlMillis);
+        }
+
+        /** Counts a state created for a key (or a cell) since the last read of the owned entries. */
+        void admitted() {
+            counts.computeIfAbsent(mapName, m -> new Count()).admitted();
+        }
+
+        CapacityExceededException refusal() {
+            return new CapacityExceededException("map '" + mapName + "' holds its bound of " + bound.maxKeys()
                     + " keys on this member (" + bound.policy() + "); a key without state is refused until room"
                     + " frees up");
         }
-        long lifetime = Algorithms.acquire(spec, null, now, spec.limit()).ttlMillis();
-        overflowingUntil.computeIfAbsent(group, g -> new AtomicLong()).accumulateAndGet(now + lifetime, Math::max);
-        return Overflow.cellKey(group, Overflow.cellOf(key, bound.cells()));
     }
 
+    /**
+     * The key of {@code key}'s cell in {@code group}: one of {@code cells} per limiter and algorithm, spread over
+     * the partitions, chosen among those of {@code key}'s partition by a hash of the key, and spelled (a counter
+     * appended) so that it hashes to that partition. The same on every member: it depends on the key, the group,
+     * the table and the partition count, and Hazelcast's partitioning of a string.
+     */
+    private String cellKeyOf(HazelcastInstance instance, String group, String key, int partition, int cells) {
+        var partitions = instance.getPartitionService();
+        int count = partitions.getPartitions().size();
+        int perPartition = Math.max(1, (cells + count - 1) / count);
+        String base = Overflow.cellKey(group, partition * perPartition + Overflow.cellOf(key, perPartition));
+        return cellKeys.computeIfAbsent(base, b -> {
+            for (int n = 0; ; n++) {
+                String candidate = b + '~' + n;
+                if (partitions.getPartition(candidate).getPartitionId() == partition) {
+                    return candidate;
+                }
+            }
+        });
+    }
 
     private long ownedEntries(HazelcastInstance instance, String mapName, long maxKeys) {
         return counts.computeIfAbsent(mapName, m -> new Count()).current(System.currentTimeMillis(), maxKeys,

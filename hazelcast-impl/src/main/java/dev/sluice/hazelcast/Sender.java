@@ -68,7 +68,7 @@ final class Sender {
     final LongAdder stalls = new LongAdder();
     /** Decisions the owners refused at their map's bound. */
     final LongAdder capacityRefusals = new LongAdder();
-    /** Decisions this process had made on an overflow cell, and those of them that refused permits. */
+    /** Decisions made on an overflow cell for this process, and those of them that refused permits. */
     final LongAdder overflowDecisions = new LongAdder();
     final LongAdder overflowRefusals = new LongAdder();
 
@@ -160,10 +160,7 @@ final class Sender {
 
     private Pending arrive(StepRequest request, long deadlineNanos, boolean callerWaits) {
         Pending p = new Pending(request, deadlineNanos, callerWaits);
-        // The refund of a grant made on an overflow cell goes alone, never in a batch: only a lone request of
-        // it is sent on to the cell by the owner.
-        Lanes.Hop hop = request.op() == Op.REFUND && Overflow.isCellToken(request.leaseId())
-                ? new Lanes.Hop(null, List.of(p)) : lanes.arrive(p);
+        Lanes.Hop hop = lanes.arrive(p);
         if (hop != null) {
             send(hop, callerWaits ? p : null);
         }
@@ -279,20 +276,16 @@ final class Sender {
             return;
         }
         for (int i = 0; i < group.size(); i++) {
-            String cell = result.redirect(i);
-            if (cell != null) {
-                Pending p = group.get(i);
-                // Not from here: this may be a partition thread, which must not start another partition's operation.
-                try {
-                    callbacks.execute(() -> sendToCell(p, cell));
-                } catch (RejectedExecutionException closed) {
-                    sendToCell(p, cell);
-                }
-                continue;
-            }
             RuntimeException stepFailure = result.failure(i);
             if (stepFailure == null) {
-                group.get(i).complete(result.verdict(i));
+                Verdict v = result.verdict(i);
+                if (Overflow.isCellToken(v.token()) && group.get(i).request.op() == Op.ACQUIRE) {
+                    overflowDecisions.increment();
+                    if (!v.granted() && group.get(i).request.permits() > 0) {
+                        overflowRefusals.increment();
+                    }
+                }
+                group.get(i).complete(v);
             } else {
                 if (stepFailure instanceof CapacityExceededException) {
                     capacityRefusals.increment();
@@ -300,47 +293,6 @@ final class Sender {
                 group.get(i).completeExceptionally(stepFailure);
             }
         }
-    }
-
-    /**
-     * The second hop of a request whose owner sent it on to an overflow cell: the same step on the cell's key (a
-     * refund with the grant's own time), answered marked as decided on a cell. Cells are shared by many keys, so
-     * the hop goes on its own, not through a lane. It runs on the callback executor.
-     */
-    private void sendToCell(Pending p, String cellKey) {
-        StepRequest r = p.request;
-        StepRequest onCell = new StepRequest(cellKey, r.spec(), r.op(), r.permits(),
-                r.op() == Op.REFUND ? Overflow.unmarked(r.leaseId()) : r.leaseId(), r.durability());
-        hops.increment();
-        CompletableFuture<BatchResult> call;
-        try {
-            IMap<String, long[]> map = map(r.durability());
-            call = calls.submitToKey(map, cellKey, new StepProcessor(map.getName(), onCell), BatchResult.class, callbacks);
-        } catch (RuntimeException e) {
-            call = CompletableFuture.failedFuture(e);
-        } catch (LinkageError e) {
-            call = CompletableFuture.failedFuture(new SupportedVersions.Unlinked(e));
-        }
-        call.whenCompleteAsync((result, failure) -> {
-            if (failure != null) {
-                p.completeExceptionally(Failures.translate(failure));
-                return;
-            }
-            RuntimeException stepFailure = result == null || result.size() != 1 ? new HazelcastException(
-                    "overflow cell " + cellKey + " answered " + result) : result.failure(0);
-            if (stepFailure != null) {
-                p.completeExceptionally(stepFailure);
-                return;
-            }
-            Verdict v = result.verdict(0);
-            if (r.op() == Op.ACQUIRE) {
-                overflowDecisions.increment();
-                if (!v.granted() && r.permits() > 0) {
-                    overflowRefusals.increment();
-                }
-            }
-            p.complete(r.op() == Op.REFUND ? v : Overflow.marked(v));
-        }, HazelcastInternals.DIRECT);
     }
 
     /** Requests waiting in every lane (not those in flight). */

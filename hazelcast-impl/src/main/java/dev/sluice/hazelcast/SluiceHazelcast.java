@@ -103,6 +103,9 @@ public final class SluiceHazelcast {
         configureMap(config.getMapConfig(mapName), 1, 0, capacity, registry);
         configureMap(config.getMapConfig(ephemeralMapName(mapName)), 0, 0, capacity, registry);
         configureMap(config.getMapConfig(asyncBackupMapName(mapName)), 0, 1, capacity, registry);
+        // Each member announces its cell tables, so a member whose table differs is refused (MemberCapacity.checkTable).
+        registry.bounds().forEach((map, bound) -> config.getMemberAttributeConfig()
+                .setAttribute(MemberCapacity.TABLE_ATTRIBUTE_PREFIX + map, String.valueOf(bound.cells())));
         return config;
     }
 

@@ -58,6 +58,12 @@ public final class SluiceMember {
     /** Starts the member; it runs until the JVM is stopped. */
     public static void main(String[] args) throws Exception {
         HazelcastInstance member = Hazelcast.newHazelcastInstance(config(args));
+        try {
+            MemberCapacity.checkTable(member);
+        } catch (IllegalStateException e) {
+            member.shutdown(); // a member whose cell table differs would place keys on cells that hold no spending
+            throw e;
+        }
         Runtime.getRuntime().addShutdownHook(new Thread(member::shutdown, "sluice-member-shutdown"));
         System.out.println("Sluice member " + member.getCluster().getLocalMember().getAddress() + " started in cluster '"
                 + member.getConfig().getClusterName() + "'; members: " + member.getCluster().getMembers());

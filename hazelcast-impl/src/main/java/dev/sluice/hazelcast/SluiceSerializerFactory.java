@@ -52,6 +52,8 @@ public final class SluiceSerializerFactory implements DataSerializableFactory {
     static final int REPLAY = 9;
     /** The primary's state sent to a backup whose copy diverged ({@link ResendProcessor}). */
     static final int RESEND = 10;
+    /** {@link CellBackupProcessor}. */
+    static final int CELL_BACKUP = 11;
 
     private static final int FACTORY_ID = Integer.getInteger(FACTORY_ID_PROPERTY, DEFAULT_FACTORY_ID);
 
@@ -73,6 +75,7 @@ public final class SluiceSerializerFactory implements DataSerializableFactory {
             case BATCH_RESULT: return new BatchResult();
             case REPLAY: return new ReplayProcessor<>();
             case RESEND: return new ResendProcessor();
+            case CELL_BACKUP: return new CellBackupProcessor();
             default: return null; // Hazelcast reports the unknown class id with the factory id
         }
     }

@@ -6,12 +6,14 @@ import com.hazelcast.map.EntryProcessor;
 import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
 import dev.sluice.limiter.LimitSpec;
+import dev.sluice.limiter.algorithm.Algorithms;
 import dev.sluice.limiter.algorithm.Op;
 import dev.sluice.limiter.algorithm.Outcome;
 import dev.sluice.limiter.algorithm.Overflow;
 import dev.sluice.limiter.algorithm.RequestCodec;
 import dev.sluice.limiter.algorithm.SpecCodec;
 import dev.sluice.limiter.algorithm.StepRunner;
+import dev.sluice.limiter.algorithm.Verdict;
 import dev.sluice.limiter.spi.StepRequest;
 import java.io.IOException;
 import java.time.InstantSource;
@@ -34,13 +36,12 @@ import java.util.Map;
  * the requests and the primary's time, run again on the backup's copy ({@link ReplayProcessor}). When the batch changed
  * nothing (refusals, probes) there is no backup processor, so the decision costs no backup round trip.
  *
- * <p>Storing state for a key that has none first asks {@link MemberCapacity} where it goes, when the map keeps
- * its states at its bound: an exact state of its own, or its overflow cell, in which case every request of the
- * batch is answered with the cell's key ({@link BatchResult#redirectAll}) and nothing is written; the caller sends
- * them on there. A key that cannot go anywhere fails every request with
- * {@link dev.sluice.limiter.CapacityExceededException}, and nothing is written either. The refund of a grant made
- * on a cell ({@link Overflow#isCellToken}) is sent on to that cell the same way. The processor names the map it
- * runs on, which an entry processor cannot otherwise learn.
+ * <p>A batch with an acquisition on a key without state first asks {@link MemberCapacity} where it goes, when the
+ * map keeps its states at its bound ({@link dev.sluice.limiter.algorithm.Overflow#place}): a state of its own;
+ * its overflow cell, which lives in the key's partition and is read and written here, in the same operation
+ * ({@link #decideOnCell}); or nowhere, and every request fails with
+ * {@link dev.sluice.limiter.CapacityExceededException} with nothing written. The processor names the map it runs
+ * on, which an entry processor cannot otherwise learn.
  *
  * <p>A step's usage error (exactly {@link IllegalArgumentException} or {@link IllegalStateException}: the
  * key holds another algorithm's state, an invalid spec) is answered inside the result, not thrown: the
@@ -135,27 +136,34 @@ final class StepProcessor extends WireObject implements EntryProcessor<String, l
         long[] state = StoredState.unpack(before);
         int count = RequestCodec.count(requests);
         BatchResult result = new BatchResult(count);
-        if (count == 1 && RequestCodec.opAt(requests, 0) == Op.REFUND
-                && Overflow.isCellToken(RequestCodec.leaseIdAt(requests, 0)) && !Overflow.isCellKey(entry.getKey())) {
-            String cell = MemberCapacity.cellOf(instance, mapName, spec(), entry.getKey());
-            if (cell != null) {
-                result.redirectAll(cell);
+        MemberCapacity.Placing placing = state == null && hasAcquisition()
+                ? MemberCapacity.placing(instance, mapName, entry.getKey()) : null;
+        if (placing != null) {
+            try {
+                LimitSpec spec = spec();
+                long[] cellValue = placing.cellValue(spec);
+                switch (placing.place(spec, now, StoredState.unpack(cellValue))) {
+                    case CELL -> {
+                        decideOnCell(placing, cellValue, now, result);
+                        return result;
+                    }
+                    case REFUSE -> {
+                        result.failAll(placing.refusal()); // nothing is stored, so no request took effect
+                        return result;
+                    }
+                    default -> { } // a state of its own, below
+                }
+            } catch (RuntimeException e) {
+                if (!BatchResult.isAnswered(e)) {
+                    throw e;
+                }
+                result.failAll(e);
                 return result;
-            } // no cells on this map: the grant was made under another configuration, and nothing is given back
+            }
         }
         Outcome outcome;
         try {
-            if (count > 1 && hasCellRefund()) {
-                throw new IllegalArgumentException("the refund of a grant made on an overflow cell must come alone");
-            }
             outcome = StepRunner.runAll(requests, state, now, result);
-            if (state == null && outcome.action() == Outcome.Action.WRITE) {
-                String cell = MemberCapacity.admit(instance, mapName, spec(), entry.getKey(), now);
-                if (cell != null) {
-                    result.redirectAll(cell);
-                    return result;
-                }
-            }
         } catch (RuntimeException e) {
             if (!BatchResult.isAnswered(e)) {
                 throw e;
@@ -164,19 +172,66 @@ final class StepProcessor extends WireObject implements EntryProcessor<String, l
             return result;
         }
         if (outcome.changes()) {
+            if (placing != null && before == null) {
+                placing.admitted();
+            }
             backup = backupOf(before, SetStateProcessor.write(entry, outcome.state(), outcome.ttlMillis()),
                     outcome.ttlMillis(), now);
         }
         return result;
     }
 
-    private boolean hasCellRefund() {
+    private boolean hasAcquisition() {
         for (int at = 0; at < requests.length; at = RequestCodec.next(requests, at)) {
-            if (RequestCodec.opAt(requests, at) == Op.REFUND && Overflow.isCellToken(RequestCodec.leaseIdAt(requests, at))) {
+            if (RequestCodec.opAt(requests, at) == Op.ACQUIRE) {
                 return true;
             }
         }
         return false;
+    }
+
+    /**
+     * The batch of a key without state, placed on its cell: each acquisition (or probe) runs on the cell, in
+     * order, and is answered marked as decided there; any other request runs on the key's absent state, where it
+     * changes nothing, so a refund or release never reaches a cell. The cell is written once, in this operation,
+     * and the backup replica writes the same value ({@link CellBackupProcessor}).
+     */
+    private void decideOnCell(MemberCapacity.Placing placing, long[] cellValue, long now, BatchResult result) {
+        long[] cell = StoredState.unpack(cellValue);
+        long ttlMillis = 0;
+        boolean changed = false;
+        for (int i = 0, at = 0; at < requests.length; i++, at = RequestCodec.next(requests, at)) {
+            Op op = RequestCodec.opAt(requests, at);
+            try {
+                Verdict v = Algorithms.step(RequestCodec.specAt(requests, at), op == Op.ACQUIRE ? cell : null, now,
+                        op, RequestCodec.permitsAt(requests, at), RequestCodec.leaseIdAt(requests, at));
+                if (op == Op.ACQUIRE) {
+                    if (v.stateChanged(cell)) {
+                        cell = v.ttlMillis() > 0 ? v.state() : null;
+                        ttlMillis = v.ttlMillis();
+                        changed = true;
+                    }
+                    result.verdict(i, Overflow.marked(v.withoutState()));
+                } else {
+                    result.verdict(i, v.withoutState());
+                }
+            } catch (RuntimeException e) {
+                if (!BatchResult.isAnswered(e)) {
+                    throw e;
+                }
+                result.failure(i, e);
+            }
+        }
+        if (!changed) {
+            return;
+        }
+        long[] stored = cell == null ? null : StoredState.pack(cell);
+        long entryTtl = SetStateProcessor.entryTtlMillis(ttlMillis);
+        placing.writeCell(stored, entryTtl);
+        if (cellValue == null && stored != null) {
+            placing.admitted();
+        }
+        backup = new CellBackupProcessor(mapName, placing.cellKey(), stored, entryTtl);
     }
 
     /**

@@ -30,14 +30,18 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The maps' bound on a real member (port 8201, 71 partitions): map {@code sluice} keeps its states and shares
- * overflow cells at 710 keys per member (the default policy), map {@code refusing} refuses new keys at 710, map
- * {@code evicting} evicts (the explicit opt-in). Callers: the member itself and a client (so a capacity refusal and an
+ * overflow cells at 710 keys per member (the default policy: three quarters of it for exact states, the rest for
+ * cells), map {@code refusing} refuses new keys at 710, map {@code evicting} evicts (the explicit opt-in). Callers: the member itself and a client (so a capacity refusal and an
  * overflow redirect also cross the wire). The member reads a manual clock, so windows move only when a test says.
  */
 final class HazelcastCapacityTest {
     private static final int PORT = 8201;
     private static final int BOUND = 710;
     private static final int TINY = 50;
+    /** The exact states the tiny map takes before its keys go to cells. */
+    private static final long TINY_EXACT = Capacity.exactUnits(Capacity.Policy.SHARE_OVERFLOW_CELLS, TINY);
+    /** Cells of each limiter of map {@code sluice}: two a partition, within the cells' share of its bound. */
+    private static final int CELLS = 142;
     private static final LimitSpec FLOOD = LimitSpec.fixedWindow(10, Duration.ofHours(1));
     private static final LimitSpec HOT = LimitSpec.fixedWindow(100, Duration.ofHours(1));
     private static final dev.sluice.limiter.local.ManualClock CLOCK = new dev.sluice.limiter.local.ManualClock();
@@ -47,7 +51,7 @@ final class HazelcastCapacityTest {
     @BeforeAll
     static void start() {
         Config config = HazelcastCoalescingTest.memberConfig("sluice-capacity", PORT, 0);
-        SluiceHazelcast.configure(config, "sluice", Capacity.maxKeys(BOUND));
+        SluiceHazelcast.configure(config, "sluice", Capacity.maxKeys(BOUND).withOverflowCells(CELLS));
         SluiceHazelcast.configure(config, "refusing", Capacity.maxKeys(BOUND).refuseNewKeys());
         SluiceHazelcast.configure(config, "evicting", Capacity.maxKeys(BOUND).evictLeastRecentlyUsedResettingBudgets());
         SluiceHazelcast.configure(config, "tiny", Capacity.maxKeys(TINY).withOverflowCells(1));
@@ -214,8 +218,8 @@ final class HazelcastCapacityTest {
      * A spent victim ({@code slidingLog(10, 1 h)}) and a hot key ({@code fixedWindow(200, 10 s)}) under exact limits,
      * then 7,100 new keys (ten times the bound) from the member and a client in turn, under {@code ALLOW}: the victim
      * is granted nothing more, the hot key exactly 200 in every window, every flood key is decided by the store (none
-     * degraded, none timed out), and the map holds no more than its bound, its overflow cells and what one count
-     * refresh lets through.
+     * degraded, none timed out: the flood's cells fit in the cells' share of the bound), and the map holds no more
+     * than its bound (cells included) and what one count refresh lets through.
      */
     private void attack(String name, boolean aimed) {
         RateLimiters onMember = HazelcastRateLimiters.create(member);
@@ -260,14 +264,17 @@ final class HazelcastCapacityTest {
             }
             assertEquals(0, victimGranted, "the spent victim was granted nothing more");
             assertEquals(0, degraded, "every flood key decided by the store");
-            int cells = Capacity.maxKeys(BOUND).overflowCells(BOUND);
+            int cells = CELLS;
             java.util.Set<String> stored = member.<String, long[]>getMap("sluice").keySet();
             java.util.Map<String, Long> cellsByGroup = stored.stream().filter(dev.sluice.limiter.algorithm.Overflow::isCellKey)
                     .collect(java.util.stream.Collectors.groupingBy(k -> k.substring(0, k.lastIndexOf('#')),
                             java.util.stream.Collectors.counting()));
             long exact = stored.size() - cellsByGroup.values().stream().mapToLong(Long::longValue).sum();
             int partitionThreads = Math.max(2, Runtime.getRuntime().availableProcessors());
-            assertTrue(exact <= BOUND + partitionThreads, "held " + exact + " exact keys, bound " + BOUND);
+            assertTrue(exact <= Capacity.exactUnits(Capacity.Policy.SHARE_OVERFLOW_CELLS, BOUND) + partitionThreads,
+                    "held " + exact + " exact keys, bound " + BOUND);
+            assertTrue(stored.size() <= BOUND + partitionThreads, "held " + stored.size() + " entries, cells included,"
+                    + " bound " + BOUND);
             assertTrue(cellsByGroup.values().stream().allMatch(n -> n <= cells),
                     "at most " + cells + " cells a policy and algorithm: " + cellsByGroup);
             assertTrue(onClient.storeStatistics().overflowDecisions() > 0, onClient.storeStatistics().toString());
@@ -279,58 +286,80 @@ final class HazelcastCapacityTest {
     }
 
     /**
-     * A map of 50 keys and a single overflow cell, through a client: new keys beyond the bound share the cell's
-     * budget, a refund of a cell grant gives it back to the cell, a key stays on the live cell when room comes
-     * back, and a new concurrency key at the bound is a degraded deny, under ALLOW too.
+     * A map of 50 keys and one overflow cell a partition, through a client: new keys of one partition beyond the
+     * exact share share their cell's budget, a refund of a cell grant gives nothing back, a key stays on its live
+     * cell when room comes back while a key whose cell holds nothing gets a state of its own, a probe answers what an
+     * acquisition would, and a new concurrency key at the bound is a degraded deny, under ALLOW too.
      */
     @Test
-    void overflowCell_sharedBudget_refundsToTheCell_keyStaysOnTheCell_concurrencyDenied() throws Exception {
+    void overflowCell_sharedBudget_refundKeepsThePermit_keyStaysOnTheCell_concurrencyDenied() throws Exception {
         RateLimiters limiters = HazelcastRateLimiters.create(client, "tiny", "sluice");
         try {
             LimiterOptions open = LimiterOptions.builder().failureMode(FailureMode.ALLOW)
                     .decisionTimeout(Duration.ofSeconds(30)).build();
             PartitionedRateLimiter<String> fill = limiters.partitioned("fill", LimitSpec.fixedWindow(1, Duration.ofSeconds(5)),
                     LimiterOptions.builder().decisionTimeout(Duration.ofSeconds(30)).build());
-            for (int i = 0; i < TINY; i++) {
+            for (int i = 0; i < TINY_EXACT; i++) {
                 assertTrue(fill.tryAcquire("k" + i, 1).isAcquired());
             }
-            Thread.sleep(2 * MemberCapacity.COUNT_REFRESH_MILLIS); // the member's next count sees the map full
+            Thread.sleep(2 * MemberCapacity.COUNT_REFRESH_MILLIS); // the member's next count sees the exact share full
             PartitionedRateLimiter<String> p = limiters.partitioned("p", LimitSpec.fixedWindow(3, Duration.ofHours(1)), open);
-            Lease a = p.tryAcquire("a", 1);
-            Lease b = p.tryAcquire("b", 1);
-            Lease c = p.tryAcquire("c", 1);
+            List<String> same = idsInOnePartition("p", 8);
+            Lease a = p.tryAcquire(same.get(0), 1);
+            Lease b = p.tryAcquire(same.get(1), 1);
+            Lease c = p.tryAcquire(same.get(2), 1);
             assertTrue(a.isAcquired() && b.isAcquired() && c.isAcquired(), a + " " + b + " " + c);
-            assertFalse(p.tryAcquire("d", 1).isAcquired(), "the one cell's 3 are spent by a, b and c");
-            assertTrue(b.refund().join(), "b's grant went back to the cell");
-            assertTrue(p.tryAcquire("e", 1).isAcquired());
-            assertFalse(p.tryAcquire("f", 1).isAcquired());
-            assertEquals(TINY + 1, member.getMap("tiny").size(), "the bound's keys and the one cell");
-            try (RateLimiters onMember = HazelcastRateLimiters.create(member, "tiny", "sluice")) {
-                // Asynchronous, from the member: the first hop may complete on a partition thread.
-                PartitionedRateLimiter<String> async = onMember.partitioned("async", LimitSpec.fixedWindow(2, Duration.ofHours(1)), open);
-                for (int i = 0; i < 20; i++) {
-                    assertTrue(async.acquireAsync("a" + i, 1).get(30, java.util.concurrent.TimeUnit.SECONDS).isAcquired() == (i < 2),
-                            "20 new keys on one cell of 2: the first two granted");
-                }
-                assertEquals(20, onMember.storeStatistics().overflowDecisions());
-            }
+            assertTrue(p.tryAcquire(same.get(3), 0).isAcquired() == false, "a probe answers what an acquisition would");
+            assertFalse(p.tryAcquire(same.get(3), 1).isAcquired(), "the cell's 3 are spent by a, b and c");
+            assertFalse(b.refund().join(), "a cell grant keeps its permit");
+            assertFalse(p.tryAcquire(same.get(4), 1).isAcquired(), "the cell still holds b's permit");
+            assertEquals(TINY_EXACT + 1, member.getMap("tiny").size(), "the exact keys and the one cell");
 
             PartitionedRateLimiter<String> jobs = limiters.partitioned("jobs", LimitSpec.concurrency(1, Duration.ofMinutes(5)), open);
             Lease job = jobs.tryAcquire("new-job", 1);
             assertTrue(job.isDegraded() && !job.isAcquired(), "a lease cannot be shared: " + job);
 
-            for (int i = 0; i < TINY; i++) { // room comes back, as when those keys' states expire
+            for (int i = 0; i < TINY_EXACT; i++) { // room comes back, as when those keys' states expire
                 member.getMap("tiny").delete(dev.sluice.limiter.Keys.partitionKey("sluice", "fill", "k" + i));
             }
             Thread.sleep(2 * MemberCapacity.COUNT_REFRESH_MILLIS);
-            assertFalse(p.tryAcquire("a", 1).isAcquired(), "a stays on its live cell: a fresh exact state would forget");
-            assertFalse(p.tryAcquire("g", 1).isAcquired(), "so does any new key of that spec while a cell can limit");
-            assertTrue(fill.tryAcquire("other-spec", 1).isAcquired(), "a spec that never overflowed gets exact state");
+            assertFalse(p.tryAcquire(same.get(0), 1).isAcquired(), "a stays on its live cell: a fresh exact state would forget");
+            assertFalse(p.tryAcquire(same.get(5), 1).isAcquired(), "so does a new key of that cell: it may have spent there");
+            String elsewhere = idsInOnePartition("p", 1, partitionOf("p", same.get(0)) + 1).get(0);
+            assertTrue(p.tryAcquire(elsewhere, 1).isAcquired(), "a key whose cell holds nothing gets a state of its own");
             StoreStatistics stats = limiters.storeStatistics();
             assertTrue(stats.overflowDecisions() >= 7 && stats.overflowRefusals() >= 3, stats.toString());
         } finally {
             limiters.close();
+            CLOCK.advance(Duration.ofHours(2));
         }
+    }
+
+    private static int partitionOf(String policy, String id) {
+        return member.getPartitionService().getPartition(dev.sluice.limiter.Keys.partitionKey("sluice", policy, id))
+                .getPartitionId();
+    }
+
+    private static List<String> idsInOnePartition(String policy, int n) {
+        return idsInOnePartition(policy, n, 0);
+    }
+
+    /** {@code n} partition ids of {@code policy} whose keys live in one partition, the first at or after {@code from}. */
+    private static List<String> idsInOnePartition(String policy, int n, int from) {
+        int partitions = member.getPartitionService().getPartitions().size();
+        List<String> ids = new ArrayList<>();
+        int target = -1;
+        for (long i = 0; ids.size() < n; i++) {
+            String id = policy + "-id-" + i;
+            int partition = partitionOf(policy, id);
+            if (target < 0 && Math.floorMod(partition - from, partitions) == 0) {
+                target = partition;
+            }
+            if (partition == target) {
+                ids.add(id);
+            }
+        }
+        return ids;
     }
 
     @Test

@@ -78,7 +78,7 @@ final class HazelcastInternalsTest {
         assertTrue(SupportedVersions.isSupported(version), "this test runs on Hazelcast " + version);
         assertEquals(List.of(), HazelcastInternals.fallbacks(), "internal paths that stopped working on Hazelcast "
                 + version + " (decisions fall back to public API, slower; merges keep Hazelcast's expiry)");
-        assertEquals(5, HazelcastInternals.paths().size(), String.valueOf(HazelcastInternals.paths()));
+        assertEquals(6, HazelcastInternals.paths().size(), String.valueOf(HazelcastInternals.paths()));
     }
 
     @ParameterizedTest(name = "client={0}")

@@ -17,11 +17,13 @@ import java.util.Objects;
  * budget (an expired window, a full bucket, no live lease) goes. At the bound:
  * <ul>
  *   <li>{@link Policy#SHARE_OVERFLOW_CELLS} (the default): a key that has no state and meets a full store is
- *       decided on one of a fixed table of overflow cells per policy and algorithm, chosen by a hash of the key.
- *       Every key on a cell shares the cell's budget, so sharing only ever refuses more, never admits more; a key
- *       stays on its cell until the cell reads as a full budget, so moving to exact state never loosens either,
- *       and a limit changed live applies to the cell's consumption as to a key's own. A concurrency key cannot
- *       share leases: it is refused (a degraded deny).
+ *       decided on one of a fixed table of overflow cells of its limiter and algorithm, chosen by a hash of the
+ *       key. Every key on a cell shares the cell's budget, so sharing only ever refuses more, never admits more; a
+ *       key stays on its cell until the cell reads as a full budget, so moving to exact state never loosens either,
+ *       and a limit changed live applies to the cell's consumption as to a key's own. Exact states take at most
+ *       {@link #exactUnits three quarters} of the bound and cells the rest, so the two together stay within it;
+ *       a key that finds even that full is refused. A concurrency key cannot share leases: it is refused (a
+ *       degraded deny).
  *   <li>{@link Policy#REFUSE_NEW_KEYS}: a key that has no state is refused while the store is full.
  *   <li>{@link Policy#EVICT_LEAST_RECENTLY_USED_RESETTING_BUDGETS}: the least recently used state is dropped
  *       to make room, <em>whatever it still holds</em>: that key's budget starts over, and whoever can mint new
@@ -55,13 +57,18 @@ public final class Capacity {
     public static final int MIN_OVERFLOW_CELLS = 16;
     /** The most overflow cells a spec gets. */
     public static final int MAX_OVERFLOW_CELLS = 1 << 20;
+    /**
+     * The overflow cells of each limiter and algorithm on a cluster when none are set: a constant, not a share of
+     * a bound, because every member must place a key on the same cell and members' bounds differ.
+     */
+    public static final int DEFAULT_CLUSTER_OVERFLOW_CELLS = 4096;
 
     private static final Capacity DEFAULTS = heapPercent(DEFAULT_HEAP_PERCENT);
 
     private final long maxKeys;
     private final int heapPercent;
     private final Policy policy;
-    /** 0: half the bound in keys (see {@link #overflowCells(long)}). */
+    /** 0: the default (see {@link #overflowCells(long)} and {@link #clusterOverflowCells()}). */
     private final int overflowCells;
 
     private Capacity(long maxKeys, int heapPercent, Policy policy, int overflowCells) {
@@ -125,10 +132,11 @@ public final class Capacity {
     }
 
     /**
-     * This bound with {@code cells} overflow cells per policy and algorithm ({@link Policy#SHARE_OVERFLOW_CELLS}). More cells
-     * share each budget among fewer keys (fewer refusals under a flood) and cost more memory while a flood
-     * lasts: each live cell is one state. Default: half the bound in keys, between {@value #MIN_OVERFLOW_CELLS}
-     * and {@value #MAX_OVERFLOW_CELLS}.
+     * This bound with {@code cells} overflow cells per limiter and algorithm ({@link Policy#SHARE_OVERFLOW_CELLS}).
+     * More cells share each budget among fewer keys (fewer refusals under a flood); live cells are states, and
+     * count in the bound. Default: in-process, a quarter of the bound in keys, between {@value #MIN_OVERFLOW_CELLS}
+     * and {@value #MAX_OVERFLOW_CELLS}; on a cluster {@value #DEFAULT_CLUSTER_OVERFLOW_CELLS}, since the table
+     * must be the same on every member (members started with different tables refuse to work together).
      *
      * @throws IllegalArgumentException unless {@code cells} is between 1 and {@value #MAX_OVERFLOW_CELLS}
      */
@@ -157,16 +165,34 @@ public final class Capacity {
     }
 
     /**
-     * The overflow cells per policy and algorithm of a store whose bound is {@code resolvedMaxKeys}: the number set, or half the
-     * bound, between {@value #MIN_OVERFLOW_CELLS} and {@value #MAX_OVERFLOW_CELLS}. Half the bound keeps at least
-     * nine in ten new clients' first requests granted under a flood of three times the bound whose keys each take
-     * one permit of a limit of ten: the flood's overflow averages four keys a cell.
+     * The overflow cells per limiter and algorithm of a single store whose bound is {@code resolvedMaxKeys}: the
+     * number set, or a quarter of the bound (the share cells may hold), between {@value #MIN_OVERFLOW_CELLS} and
+     * {@value #MAX_OVERFLOW_CELLS}. Only for a store that decides every key itself (in-process): a table sized
+     * from one node's bound must never be used where another node may decide the same key.
      */
     public int overflowCells(long resolvedMaxKeys) {
         if (overflowCells > 0) {
             return overflowCells;
         }
-        return (int) Math.max(MIN_OVERFLOW_CELLS, Math.min(MAX_OVERFLOW_CELLS, resolvedMaxKeys / 2));
+        return (int) Math.max(MIN_OVERFLOW_CELLS, Math.min(MAX_OVERFLOW_CELLS, resolvedMaxKeys / 4));
+    }
+
+    /**
+     * The overflow cells per limiter and algorithm of a store whose members share keys: the number set, or
+     * {@value #DEFAULT_CLUSTER_OVERFLOW_CELLS}; a function of configuration alone, never of a member's heap.
+     */
+    public int clusterOverflowCells() {
+        return overflowCells > 0 ? overflowCells : DEFAULT_CLUSTER_OVERFLOW_CELLS;
+    }
+
+    /**
+     * The units of a bound of {@code boundUnits} that new exact states may fill under {@code policy}: three
+     * quarters of it under {@link Policy#SHARE_OVERFLOW_CELLS}, at least one unit less (the rest holds cells, so exact states and cells
+     * together stay within the bound), all of it otherwise.
+     */
+    public static long exactUnits(Policy policy, long boundUnits) {
+        return policy == Policy.SHARE_OVERFLOW_CELLS ? Math.max(1, boundUnits - Math.max(1, boundUnits / 4))
+                : boundUnits;
     }
 
     /**

@@ -1,21 +1,32 @@
 package dev.sluice.limiter.algorithm;
 
+import dev.sluice.limiter.Capacity;
 import dev.sluice.limiter.LimitSpec;
 
 /**
- * Overflow cells, shared by every store that bounds its state ({@link dev.sluice.limiter.Capacity.Policy#SHARE_OVERFLOW_CELLS}):
- * which cell a key without state lands on, the cell's key, and how a verdict decided on a cell is marked.
+ * Overflow cells, shared by every store that bounds its state ({@link Capacity.Policy#SHARE_OVERFLOW_CELLS}):
+ * the one rule that says where a request of a key without state is decided ({@link #place}), which cell a key
+ * lands on, the cell's key, and how a verdict decided on a cell is marked.
  *
  * <p>A cell is an ordinary state of the key's own spec, under a key of its own: every key that lands on it
  * shares its budget, so a cell refuses whenever any of its keys' own exact history would (it holds the sum of
- * their consumption), and its budget only ever refuses more. Cells are grouped by the key's policy (the key
- * without its last segment) and the spec's algorithm ({@link #groupOf}), not by the whole spec: a limit changed
- * live keeps its cells, and the step applies the new spec to the cell's consumption as it does to a key's own
- * state, so a change of spec never hands a key on a cell a fresh budget.
+ * their consumption), and its budget only ever refuses more. Cells belong to one limiter ({@link #groupOf}: a
+ * partitioned limiter's policy, or a plain limiter's own key, with the spec's algorithm), never to a key prefix
+ * that other limiters share: another limiter's traffic never touches them. They are not grouped by the whole
+ * spec: a limit changed live keeps its cells, and the step applies the new spec to the cell's consumption as it
+ * does to a key's own state, so a change of spec never hands a key on a cell a fresh budget.
  *
- * <p>A verdict decided on a cell carries {@link #CELL_TOKEN} in its token (a grant's token is otherwise the time
- * of the decision, far below it): the refund of such a grant goes back to the cell that gave it, so refunds stay
- * exact, and callers can count overflow decisions.
+ * <p>Which state decides a key is a function of the key and of data the store holds beside it, never of a
+ * timer or hint of the deciding node: a key without state whose cell is live is decided on the cell, whatever
+ * room the store has, because the cell may hold that key's spending; a key leaves its cell only when the cell
+ * reads as a full budget, and then no history of the key can limit it either. A store places a key's cell where
+ * it can read it in the same atomic step as the key (the same lock in-process, the same partition on
+ * Hazelcast), so nothing of the key's spending can be in flight towards the cell when the key moves.
+ *
+ * <p>Only acquisitions (and probes, which answer what an acquisition would) are decided on cells. A refund of a
+ * grant made on a cell gives nothing back (the runtime does not send it, {@link #isCellToken}): a cell's refund
+ * memory would be shared with every key of the cell, and keeping the permits only refuses more. A refund or
+ * release whose key holds no state never reaches a cell either.
  */
 public final class Overflow {
     /** Set in the token of every verdict decided on an overflow cell. */
@@ -45,11 +56,20 @@ public final class Overflow {
     }
 
     /**
-     * The group of cells {@code key} of {@code spec} lands in: the key's policy (all but its last segment) and the
-     * spec's algorithm (a composite's, component by component); the same in every JVM.
+     * The group of cells {@code key} of {@code spec} lands in: its limiter (a partitioned limiter's key
+     * {@code <prefix>/<policy>/<partition>} without its partition, any other key whole) and the spec's algorithm
+     * (a composite's, component by component); the same in every JVM. A plain limiter's key
+     * ({@code <prefix>/<name>}) is its own group, so two plain limiters under one prefix never share a cell.
      */
     public static String groupOf(String key, LimitSpec spec) {
-        StringBuilder group = new StringBuilder(key.length() + 8).append(key, 0, key.lastIndexOf('/') + 1);
+        int last = key.lastIndexOf('/');
+        boolean partitioned = last > 0 && key.lastIndexOf('/', last - 1) >= 0;
+        StringBuilder group = new StringBuilder(key.length() + 8);
+        if (partitioned) {
+            group.append(key, 0, last + 1);
+        } else {
+            group.append(key).append('#');
+        }
         if (spec instanceof LimitSpec.AllOf all) {
             group.append(Algorithms.algorithmId(spec));
             all.components().forEach(c -> group.append('.').append(Algorithms.algorithmId(c)));
@@ -57,6 +77,41 @@ public final class Overflow {
             group.append(Algorithms.algorithmId(spec));
         }
         return group.toString();
+    }
+
+    /** Where a request of a key that holds no state is decided ({@link #place}). */
+    public enum Placement {
+        /** On a new state of the key's own. */
+        EXACT,
+        /** On the key's overflow cell. */
+        CELL,
+        /** Nowhere: refused at the bound ({@link dev.sluice.limiter.CapacityExceededException}). */
+        REFUSE
+    }
+
+    /**
+     * The one placement rule of every bounded store, for a request of a key that holds no state (see the class
+     * comment). Only an acquisition or probe is ever placed on a cell or refused; any other operation runs on the
+     * absent state, where it changes nothing. Under {@link Capacity.Policy#SHARE_OVERFLOW_CELLS} new exact states
+     * take at most {@link Capacity#exactUnits} of the bound and cells the rest, so both together stay within it.
+     *
+     * @param cellState the key's cell as stored now, or {@code null} (ignored unless the key can share)
+     * @param heldUnits what the store (a Hazelcast member: its owned entries) holds now, cells included
+     * @param boundUnits the store's bound
+     */
+    public static Placement place(Capacity.Policy policy, LimitSpec spec, Op op, long[] cellState, long now,
+            long heldUnits, long boundUnits) {
+        if (op != Op.ACQUIRE || policy == Capacity.Policy.EVICT_LEAST_RECENTLY_USED_RESETTING_BUDGETS) {
+            return Placement.EXACT;
+        }
+        boolean sharing = policy == Capacity.Policy.SHARE_OVERFLOW_CELLS && shares(spec);
+        if (sharing && cellState != null && Algorithms.expiresAt(cellState) > now) {
+            return Placement.CELL;
+        }
+        if (heldUnits < Capacity.exactUnits(policy, boundUnits)) {
+            return Placement.EXACT;
+        }
+        return sharing && heldUnits < boundUnits ? Placement.CELL : Placement.REFUSE;
     }
 
     /**

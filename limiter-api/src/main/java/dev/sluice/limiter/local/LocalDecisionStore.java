@@ -30,24 +30,25 @@ import java.util.concurrent.atomic.LongAdder;
  * the step treats it as absent.
  *
  * <p>The store holds at most its {@link Capacity}'s key units, counted over all segments, each state weighed by
- * its size ({@link Capacity#unitsOf}). State that still limits is never dropped to make room unless the policy is
- * the explicit {@link Capacity.Policy#EVICT_LEAST_RECENTLY_USED_RESETTING_BUDGETS}. A step that would store state
- * for a new key in a full store first drops expired entries from its segment's least recently used end (and at
- * most once per {@value #REFUSAL_SWEEP_MILLIS} ms, the whole segment's); if the store is still full:
+ * its size ({@link Capacity#unitsOf}), overflow cells included. State that still limits is never dropped to make
+ * room unless the policy is the explicit {@link Capacity.Policy#EVICT_LEAST_RECENTLY_USED_RESETTING_BUDGETS}. An
+ * acquisition or probe of a key without state is placed by {@link Overflow#place}, the rule every bounded store
+ * shares, after dropping expired entries from its segment's least recently used end (and at most once per
+ * {@value #REFUSAL_SWEEP_MILLIS} ms, the whole segment's) when exact states fill their share:
  * <ul>
- *   <li>{@link Capacity.Policy#SHARE_OVERFLOW_CELLS}: the request is decided on its overflow cell
- *       ({@link Overflow}), one state per cell and spec, held beside the bounded keys;
- *   <li>{@link Capacity.Policy#REFUSE_NEW_KEYS}, and a concurrency key under any policy but eviction: it fails
- *       with {@link CapacityExceededException};
- *   <li>eviction: the segment's least recently used state goes, passing over up to {@value #MAX_PROTECTED_SKIPS}
+ *   <li>on its overflow cell ({@link Capacity.Policy#SHARE_OVERFLOW_CELLS}, a key that can share): while the
+ *       cell is live, whatever room there is, since the cell may hold the key's spending; or when exact states
+ *       fill their share of the bound and the cells' share has room;
+ *   <li>refused with {@link CapacityExceededException} when it can go nowhere ({@link Capacity.Policy#REFUSE_NEW_KEYS},
+ *       a concurrency key, or the whole bound full);
+ *   <li>under eviction the segment's least recently used state goes, passing over up to {@value #MAX_PROTECTED_SKIPS}
  *       live leases. A new key whose segment is empty while the store is full is stored all the same: the store
  *       then exceeds its bound by at most one key per segment, and later writes evict that excess back.
  * </ul>
- * A key without state whose cell is live is decided on the cell even when the store has room: it may have been
- * decided there before, and a fresh exact state would forget that. The key's segment lock is held while its cell
- * is read and written (cell locks are only ever taken inside a segment lock), so requests of one key never split
- * between the cell and an exact state. States already held may grow (a log filling up) past the bound: a bound
- * is checked when a key is admitted, and keys that hold state are decided exactly, whatever else arrives.
+ * The key's segment lock is held while its cell is read and written (cell locks are only ever taken inside a
+ * segment lock), so requests of one key never split between the cell and an exact state. States already held
+ * may grow (a log filling up) past the bound: a bound is checked when a key is admitted, and keys that hold state
+ * are decided exactly, whatever else arrives.
  *
  * <p>A sweep at time {@code S} decides for every key it removes that its state is stale, as a step at
  * {@code S} would have. If the clock then stepped back, a removed key would read as absent at a time
@@ -134,23 +135,19 @@ final class LocalDecisionStore implements DecisionStore {
         Verdict verdict;
         synchronized (segment) {
             long now = now();
+            long[] state = segment.states.get(key); // marks it the most recently used
             if (request.op() == Op.REFUND && Overflow.isCellToken(request.leaseId())) {
-                Cell cell = cellOf(request);
-                synchronized (cellLock(cell)) {
-                    verdict = refundOnCell(cell, request, now);
-                }
+                // A cell grant keeps its permits (see Overflow); nothing here is the refund's to change.
+                verdict = StepRunner.run(request.spec(), Op.REFUND, request.permits(), request.leaseId(), null, now)
+                        .verdict();
+            } else if (state == null && request.op() == Op.ACQUIRE
+                    && capacity.policy() != Capacity.Policy.EVICT_LEAST_RECENTLY_USED_RESETTING_BUDGETS) {
+                verdict = decideWithoutState(segment, request, now);
             } else {
-                long[] state = segment.states.get(key); // marks it the most recently used
-                // Only an acquisition may be decided on a cell: a refund of an exact grant must never reach one.
-                if (state == null && request.op() == Op.ACQUIRE
-                        && capacity.policy() == Capacity.Policy.SHARE_OVERFLOW_CELLS && Overflow.shares(request.spec())) {
-                    verdict = decideWithoutState(segment, request, now);
-                } else {
-                    Outcome o = StepRunner.run(request.spec(), request.op(), request.permits(), request.leaseId(),
-                            state, now);
-                    apply(segment, key, state, o, now);
-                    verdict = o.verdict();
-                }
+                Outcome o = StepRunner.run(request.spec(), request.op(), request.permits(), request.leaseId(),
+                        state, now);
+                apply(segment, key, state, o, now);
+                verdict = o.verdict();
             }
         }
         long written = writes.incrementAndGet();
@@ -163,33 +160,47 @@ final class LocalDecisionStore implements DecisionStore {
     }
 
     /**
-     * A key without state, with overflow cells: on its cell while the cell is live or the store is full, else on
-     * a new exact state. Runs under the key's segment lock, and the cell's.
+     * An acquisition or probe of a key without state, placed by {@link Overflow#place}: on its cell, on a new
+     * exact state, or refused. Runs under the key's segment lock and, for a key that can share, its cell's
+     * (cell locks are only ever taken inside a segment lock), so requests of one key never split between the
+     * cell and an exact state.
      */
     private Verdict decideWithoutState(Segment segment, StepRequest request, long now) {
-        Cell cell = cellOf(request);
-        synchronized (cellLock(cell)) {
-            long[] cellState = cells.get(cell);
-            if (cellState != null && Algorithms.expiresAt(cellState) > now) {
-                return decideOnCell(cell, cellState, request, now);
+        boolean sharing = capacity.policy() == Capacity.Policy.SHARE_OVERFLOW_CELLS && Overflow.shares(request.spec());
+        Cell cell = sharing ? cellOf(request) : null;
+        synchronized (cell == null ? segment : cellLock(cell)) {
+            long[] cellState = cell == null ? null : cells.get(cell);
+            if (units.get() >= Capacity.exactUnits(capacity.policy(), maxKeys)) {
+                dropExpired(segment, now);
             }
-            Outcome o = StepRunner.run(request.spec(), request.op(), request.permits(), request.leaseId(), null, now);
-            if (o.action() != Outcome.Action.WRITE) {
-                return o.verdict();
+            Overflow.Placement placement = Overflow.place(capacity.policy(), request.spec(), request.op(), cellState,
+                    now, units.get(), maxKeys);
+            switch (placement) {
+                case CELL -> {
+                    return decideOnCell(cell, cellState, request, now);
+                }
+                case REFUSE -> {
+                    refusals.increment();
+                    throw new CapacityExceededException("the in-process store holds its bound of " + maxKeys
+                            + " key units (" + capacity + "); a key without state is refused until room frees up");
+                }
+                default -> {
+                    Outcome o = StepRunner.run(request.spec(), request.op(), request.permits(), request.leaseId(),
+                            null, now);
+                    if (o.action() == Outcome.Action.WRITE) {
+                        units.addAndGet(Capacity.unitsOf(o.state().length));
+                        segment.states.put(request.key(), o.state());
+                        keys.incrementAndGet();
+                    }
+                    return o.verdict();
+                }
             }
-            long needed = Capacity.unitsOf(o.state().length);
-            if (!reserve(segment, needed, now)) {
-                return decideOnCell(cell, cellState, request, now);
-            }
-            segment.states.put(request.key(), o.state());
-            keys.incrementAndGet();
-            return o.verdict();
         }
     }
 
     private Verdict decideOnCell(Cell cell, long[] cellState, StepRequest request, long now) {
         Outcome o = StepRunner.run(request.spec(), request.op(), request.permits(), request.leaseId(), cellState, now);
-        storeCell(cell, o);
+        storeCell(cell, cellState, o);
         overflowDecisions.increment();
         if (!o.verdict().granted() && request.permits() > 0) {
             overflowRefusals.increment();
@@ -197,17 +208,18 @@ final class LocalDecisionStore implements DecisionStore {
         return Overflow.marked(o.verdict());
     }
 
-    private Verdict refundOnCell(Cell cell, StepRequest request, long now) {
-        Outcome o = StepRunner.run(request.spec(), Op.REFUND, request.permits(), Overflow.unmarked(request.leaseId()),
-                cells.get(cell), now);
-        storeCell(cell, o);
-        return o.verdict();
-    }
-
-    private void storeCell(Cell cell, Outcome o) {
+    /** Writes or removes a cell as its step said; a cell's units count in the bound like a key's. */
+    private void storeCell(Cell cell, long[] before, Outcome o) {
         switch (o.action()) {
-            case WRITE -> cells.put(cell, o.state());
-            case REMOVE -> cells.remove(cell);
+            case WRITE -> {
+                cells.put(cell, o.state());
+                units.addAndGet(Capacity.unitsOf(o.state().length) - (before == null ? 0 : Capacity.unitsOf(before.length)));
+            }
+            case REMOVE -> {
+                if (cells.remove(cell) != null) {
+                    units.addAndGet(-Capacity.unitsOf(before.length));
+                }
+            }
             default -> { }
         }
     }
@@ -243,16 +255,10 @@ final class LocalDecisionStore implements DecisionStore {
         }
     }
 
-    /**
-     * Takes {@code needed} units for a new key, after dropping expired state if the store is full; false (nothing
-     * taken) when it stays full.
-     */
-    private boolean reserve(Segment segment, long needed, long now) {
-        if (units.addAndGet(needed) <= maxKeys) {
-            return true;
-        }
+    /** Drops expired state from the segment's least recently used end, and at times the whole segment's. */
+    private void dropExpired(Segment segment, long now) {
         Iterator<long[]> eldest = segment.states.values().iterator();
-        while (units.get() > maxKeys && eldest.hasNext()) {
+        while (eldest.hasNext()) {
             long[] state = eldest.next();
             if (Algorithms.expiresAt(state) > now) {
                 break;
@@ -260,25 +266,19 @@ final class LocalDecisionStore implements DecisionStore {
             eldest.remove();
             forget(state);
         }
-        if (units.get() > maxKeys && now >= segment.nextRefusalSweep) {
+        if (now >= segment.nextRefusalSweep) {
             segment.nextRefusalSweep = now + REFUSAL_SWEEP_MILLIS;
             removeExpired(segment, now);
         }
-        if (units.get() > maxKeys) {
-            units.addAndGet(-needed);
-            return false;
-        }
-        return true;
     }
 
-    /** Takes room for a new key, or refuses it or evicts for it, as the policy says; see the class comment. */
+    /**
+     * Takes room for a new key: under eviction by evicting, else within the bound (a key placed exact by
+     * {@link #decideWithoutState} has it; a write that creates state another way, a lease acquired, takes it here).
+     */
     private void makeRoom(Segment segment, long needed, long now) {
         if (capacity.policy() != Capacity.Policy.EVICT_LEAST_RECENTLY_USED_RESETTING_BUDGETS) {
-            if (!reserve(segment, needed, now)) {
-                refusals.increment();
-                throw new CapacityExceededException("the in-process store holds its bound of " + maxKeys
-                        + " key units (" + capacity + "); a key without state is refused until room frees up");
-            }
+            units.addAndGet(needed);
             return;
         }
         Map<String, long[]> states = segment.states;
@@ -345,6 +345,7 @@ final class LocalDecisionStore implements DecisionStore {
                     long[] current = cells.get(e.getKey());
                     if (current != null && Algorithms.expiresAt(current) <= now) {
                         cells.remove(e.getKey());
+                        units.addAndGet(-Capacity.unitsOf(current.length));
                     }
                 }
             }

@@ -2,6 +2,7 @@ package dev.sluice.limiter.runtime;
 
 import dev.sluice.limiter.Lease;
 import dev.sluice.limiter.algorithm.Algorithms;
+import dev.sluice.limiter.algorithm.Overflow;
 import dev.sluice.limiter.algorithm.Op;
 import dev.sluice.limiter.algorithm.Verdict;
 import java.time.Duration;
@@ -37,7 +38,8 @@ final class RateGrant implements Lease {
 
     @Override
     public CompletableFuture<Boolean> refund() {
-        if (!REFUNDED.compareAndSet(this, 0, 1)) {
+        // A grant made on an overflow cell keeps its permits (see Overflow): nothing is sent, nothing given back.
+        if (!REFUNDED.compareAndSet(this, 0, 1) || Overflow.isCellToken(verdict.token())) {
             return CompletableFuture.completedFuture(false);
         }
         try {

@@ -199,7 +199,9 @@ final class LocalCapacityTest {
         assertEquals(7, Capacity.maxKeys(7).resolveMaxKeys(1L << 40, 3), "a bound in keys is taken as it is");
         assertEquals(Capacity.Policy.SHARE_OVERFLOW_CELLS, Capacity.defaults().policy());
         assertEquals(Capacity.Policy.SHARE_OVERFLOW_CELLS, Capacity.maxKeys(7).policy());
-        assertEquals(50, Capacity.maxKeys(100).overflowCells(100), "half the bound");
+        assertEquals(25, Capacity.maxKeys(100).overflowCells(100), "a quarter of the bound, the cells' share");
+        assertEquals(Capacity.DEFAULT_CLUSTER_OVERFLOW_CELLS, Capacity.maxKeys(100).clusterOverflowCells(),
+                "a cluster's table never follows one member's bound");
         assertEquals(Capacity.MIN_OVERFLOW_CELLS, Capacity.maxKeys(7).overflowCells(7));
         assertEquals(3, Capacity.maxKeys(7).withOverflowCells(3).overflowCells(7));
         assertEquals(10, Capacity.maxBytes(4_000).resolveMaxKeys(1L << 40, 1), "bytes in key units");

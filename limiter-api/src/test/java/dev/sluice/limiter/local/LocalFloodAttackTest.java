@@ -29,6 +29,8 @@ import org.junit.jupiter.api.Test;
  */
 final class LocalFloodAttackTest {
     private static final int BOUND = 10_000;
+    /** What exact states may fill of a bound of 64 units; the rest holds cells. */
+    private static final int EXACT_OF_64 = (int) Capacity.exactUnits(Capacity.Policy.SHARE_OVERFLOW_CELLS, 64);
     private final ManualClock clock = new ManualClock();
 
     @Test
@@ -97,7 +99,8 @@ final class LocalFloodAttackTest {
 
     /**
      * The targets of the default table: after a flood of three times the bound whose keys each take one permit of a
-     * limit of ten, at least nine in ten new clients' first requests are granted.
+     * limit of ten, at least half of new clients' first requests are granted. Cells count in the bound (a quarter
+     * of it, a quarter of the bound in cells), so the flood's overflow averages nine keys a cell.
      */
     @Test
     void afterAFloodOfThreeTimesTheBound_newClientsAreStillMostlyGranted() {
@@ -111,7 +114,7 @@ final class LocalFloodAttackTest {
         for (int i = 0; i < clients; i++) {
             granted += api.tryAcquire("client-" + i, 1).isAcquired() ? 1 : 0;
         }
-        assertTrue(granted >= clients * 9 / 10, granted + " of " + clients + " new clients granted");
+        assertTrue(granted >= clients / 2, granted + " of " + clients + " new clients granted");
         limiters.close();
     }
 
@@ -121,7 +124,7 @@ final class LocalFloodAttackTest {
         RateLimiters limiters = LocalRateLimiters.create(clock, Capacity.maxKeys(100));
         PartitionedRateLimiter<String> leases = limiters.partitioned("jobs", LimitSpec.concurrency(1, Duration.ofMinutes(5)),
                 LimiterOptions.builder().failureMode(FailureMode.ALLOW).build());
-        for (int i = 0; i < 100; i++) {
+        for (int i = 0; i < Capacity.exactUnits(Capacity.Policy.SHARE_OVERFLOW_CELLS, 100); i++) {
             assertTrue(leases.tryAcquire("k" + i, 1).isAcquired());
         }
         Lease beyond = leases.tryAcquire("new", 1);
@@ -151,12 +154,15 @@ final class LocalFloodAttackTest {
         limiters.close();
     }
 
-    /** A grant decided on a cell is refunded to that cell: the cell's budget comes back, exactly. */
+    /**
+     * A grant decided on a cell keeps its permits: the refund gives nothing back and says so. A cell's refund
+     * memory would be shared with every key on it, and keeping the permit only ever refuses more.
+     */
     @Test
-    void refundOfACellGrant_goesBackToTheCell() {
+    void refundOfACellGrant_givesNothingBack() {
         RateLimiters limiters = LocalRateLimiters.create(clock, Capacity.maxKeys(64).withOverflowCells(1));
         PartitionedRateLimiter<String> p = limiters.partitioned("p", LimitSpec.fixedWindow(3, Duration.ofHours(1)));
-        for (int i = 0; i < 64; i++) {
+        for (int i = 0; i < EXACT_OF_64; i++) {
             assertTrue(p.tryAcquire("k" + i, 1).isAcquired());
         }
         Lease a = p.tryAcquire("a", 1);
@@ -164,9 +170,8 @@ final class LocalFloodAttackTest {
         Lease c = p.tryAcquire("c", 1);
         assertTrue(a.isAcquired() && b.isAcquired() && c.isAcquired());
         assertFalse(p.tryAcquire("d", 1).isAcquired(), "the one cell's 3 are spent by a, b and c");
-        assertTrue(b.refund().join());
-        assertTrue(p.tryAcquire("e", 1).isAcquired(), "b's permit came back to the cell");
-        assertFalse(p.tryAcquire("f", 1).isAcquired());
+        assertFalse(b.refund().join(), "nothing was given back");
+        assertFalse(p.tryAcquire("e", 1).isAcquired(), "the cell kept b's permit");
         limiters.close();
     }
 
@@ -185,7 +190,7 @@ final class LocalFloodAttackTest {
         StepRequest refund = new StepRequest(key, bucket, Op.REFUND, 1, grant.token(), Durability.REPLICATED);
         assertTrue(store.run(refund).granted(), "given back: the bucket is full, so its entry goes");
         PartitionedRateLimiter<String> fill = limiters.partitioned("fill", LimitSpec.fixedWindow(1, Duration.ofHours(1)));
-        for (int i = 0; i < 64; i++) {
+        for (int i = 0; i < EXACT_OF_64; i++) {
             assertTrue(fill.tryAcquire("k" + i, 1).isAcquired());
         }
         PartitionedRateLimiter<String> p = limiters.partitioned("p", bucket);
@@ -203,7 +208,7 @@ final class LocalFloodAttackTest {
     void liveChangeOfAKeyOnACell_neverHandsOutAFreshBudget() {
         RateLimiters limiters = LocalRateLimiters.create(clock, Capacity.maxKeys(64).withOverflowCells(1));
         PartitionedRateLimiter<String> fill = limiters.partitioned("fill", LimitSpec.fixedWindow(1, Duration.ofHours(1)));
-        for (int i = 0; i < 64; i++) {
+        for (int i = 0; i < EXACT_OF_64; i++) {
             assertTrue(fill.tryAcquire("k" + i, 1).isAcquired());
         }
         PartitionedRateLimiter<String> before = limiters.partitioned("login", LimitSpec.slidingLog(2, Duration.ofHours(1)));
@@ -222,7 +227,7 @@ final class LocalFloodAttackTest {
         RateLimiters limiters = LocalRateLimiters.create(clock, Capacity.maxKeys(64).withOverflowCells(1));
         PartitionedRateLimiter<String> full = limiters.partitioned("full", LimitSpec.fixedWindow(1, Duration.ofSeconds(10)));
         PartitionedRateLimiter<String> p = limiters.partitioned("p", LimitSpec.fixedWindow(2, Duration.ofHours(1)));
-        for (int i = 0; i < 64; i++) {
+        for (int i = 0; i < EXACT_OF_64; i++) {
             assertTrue(full.tryAcquire("k" + i, 1).isAcquired());
         }
         assertTrue(p.tryAcquire("x", 1).isAcquired());

@@ -108,7 +108,7 @@ final class SluiceMetricsTest {
     /** Decisions on overflow cells reach the store's meters: decisions, refusals, and the cells held. */
     @Test
     void overflowMeters_followTheStore() {
-        RateLimiters bounded = LocalRateLimiters.create(clock, dev.sluice.limiter.Capacity.maxKeys(2).withOverflowCells(1));
+        RateLimiters bounded = LocalRateLimiters.create(clock, dev.sluice.limiter.Capacity.maxKeys(3).withOverflowCells(1));
         metrics.bindStore(bounded);
         PartitionedRateLimiter<String> p = bounded.partitioned("cells", LimitSpec.fixedWindow(1, Duration.ofMinutes(1)),
                 LimiterOptions.builder().listener(metrics).build());
