@@ -10,9 +10,6 @@ import dev.sluice.limiter.algorithm.StepRunner;
 import dev.sluice.limiter.algorithm.Verdict;
 import java.io.IOException;
 import java.util.Map;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The backup of a {@link StepProcessor} batch that changed a large state: instead of the state, the batch's
@@ -22,8 +19,9 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>The backup's copy is checked first against a fingerprint of the value the primary started from. When either
  * differs (a backup that missed a write, an entry that expired on one replica and not the other), the backup
- * leaves its copy and asks the primary for its state ({@link ResendProcessor}, sent from another thread, never
- * from the partition thread): until that lands, the backup holds an older state, as after a lost backup.
+ * leaves its copy and asks the primary for its state ({@link BackupRepairs}, which sends a {@link ResendProcessor}
+ * from a thread of its own and never drops the request silently): until that lands, the backup holds an older
+ * state, as after a lost backup.
  *
  * <p>The fingerprint reads the length and at most {@value #SAMPLED} words (the first, the last and a stride
  * between), so it costs the same for every state: a divergence that changes none of those words is not seen.
@@ -35,13 +33,6 @@ import java.util.concurrent.TimeUnit;
 final class ReplayProcessor<R> extends WireObject implements EntryProcessor<String, long[], R>, HazelcastInstanceAware {
     /** Words a fingerprint reads at most. */
     static final int SAMPLED = 48;
-    /**
-     * Where resend requests are sent from: not the partition thread, and not the common pool (parallelism 1 on
-     * two cores, where Hazelcast's own continuations queue). One daemon thread, idle ones time out; a request
-     * beyond its queue is dropped, since the partition's replica sync repairs a backup anyway.
-     */
-    private static final ThreadPoolExecutor RESENDS = resends();
-
     private long[] requests;
     private long nowMillis;
     private long before;
@@ -90,29 +81,9 @@ final class ReplayProcessor<R> extends WireObject implements EntryProcessor<Stri
     }
 
     private void resend(String key) {
-        if (instance == null || mapName == null) {
-            return;
+        if (instance != null && mapName != null) {
+            BackupRepairs.shared().request(instance, mapName, key);
         }
-        HazelcastInstance hz = instance;
-        String map = mapName;
-        RESENDS.execute(() -> {
-            try {
-                hz.<String, long[]>getMap(map).submitToKey(key, new ResendProcessor());
-            } catch (RuntimeException e) {
-                // shutting down or migrating: the partition's own replica sync repairs the backup
-            }
-        });
-    }
-
-    private static ThreadPoolExecutor resends() {
-        ThreadPoolExecutor pool = new ThreadPoolExecutor(1, 1, 10, TimeUnit.SECONDS, new ArrayBlockingQueue<>(1024),
-                r -> {
-                    Thread t = new Thread(r, "sluice-backup-resend");
-                    t.setDaemon(true);
-                    return t;
-                }, new ThreadPoolExecutor.DiscardPolicy());
-        pool.allowCoreThreadTimeOut(true);
-        return pool;
     }
 
     /** An order-sensitive 64-bit digest of a value's length and sampled words; 0 for none. */
