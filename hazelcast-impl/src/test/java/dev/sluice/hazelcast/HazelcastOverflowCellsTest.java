@@ -120,7 +120,8 @@ final class HazelcastOverflowCellsTest {
     /**
      * A composite whose components' lifetimes differ ({@code fixedWindow(10, 1 min)} and
      * {@code gcra(1000 a day, burst 1000)}), spending on its cell 10 a minute for 50 minutes, then pausing 15
-     * minutes, then going on: every grant is one the key's own exact history allows. (A hint that lived as long as
+     * minutes, then going on until the day's budget is spent: every grant is one the key's own exact history
+     * allows. (A hint that lived as long as
      * the smaller component's state lapsed in the pause and handed the key a fresh day.)
      */
     @Test
@@ -137,12 +138,12 @@ final class HazelcastOverflowCellsTest {
             PartitionedRateLimiter<String> api = limiters.partitioned("api", spec, OPEN);
             ExactHistory history = new ExactHistory(spec);
             int granted = 0;
-            for (int minute = 0; minute < 80; minute++) {
+            for (int minute = 0; minute < 175; minute++) {
                 if (minute >= 50 && minute < 65) {
                     clock.advance(Duration.ofMinutes(1));
                     continue;
                 }
-                for (int i = 0; i < 20; i++) {
+                for (int i = 0; i < 11; i++) {
                     Lease lease = api.tryAcquire("attacker", 1);
                     assertFalse(lease.isDegraded(), lease.toString());
                     history.record(lease.isAcquired(), clock.millis());

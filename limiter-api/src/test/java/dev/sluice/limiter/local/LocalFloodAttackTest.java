@@ -237,6 +237,52 @@ final class LocalFloodAttackTest {
         limiters.close();
     }
 
+    /**
+     * Two plain limiters under one prefix at the bound, {@code export} at 5 a day and {@code ping} at 1,000 a
+     * second: ping's short windows never wipe export's count, because a limiter's cells are its own.
+     */
+    @Test
+    void plainLimitersUnderOnePrefix_neverShareACell() {
+        RateLimiters limiters = LocalRateLimiters.create(clock, Capacity.maxKeys(64).withOverflowCells(1));
+        PartitionedRateLimiter<String> fill = limiters.partitioned("fill", LimitSpec.fixedWindow(1, Duration.ofDays(3)));
+        for (int i = 0; i < EXACT_OF_64; i++) {
+            assertTrue(fill.tryAcquire("k" + i, 1).isAcquired());
+        }
+        RateLimiter export = limiters.limiter("export", LimitSpec.fixedWindow(5, Duration.ofDays(1)));
+        RateLimiter ping = limiters.limiter("ping-675", LimitSpec.fixedWindow(1000, Duration.ofSeconds(1)));
+        int exported = 0;
+        for (int round = 0; round < 5; round++) {
+            for (int i = 0; i < 10; i++) {
+                exported += export.tryAcquire(1).isAcquired() ? 1 : 0;
+            }
+            assertTrue(ping.tryAcquire(1).isAcquired());
+            clock.advance(Duration.ofMillis(1_100));
+        }
+        assertEquals(5, exported, "export's limit of 5 a day");
+        assertTrue(limiters.storeStatistics().overflowDecisions() > 0, "both decided on cells");
+        limiters.close();
+    }
+
+    /** Exact states and cells together stay within the bound, however many policies flood at once. */
+    @Test
+    void manyPoliciesFlooding_unitsStayWithinTheBound() throws Exception {
+        RateLimiters limiters = LocalRateLimiters.create(clock, Capacity.maxKeys(1_000));
+        LocalDecisionStore store = storeOf(limiters);
+        List<PartitionedRateLimiter<String>> policies = new ArrayList<>();
+        for (int i = 0; i < 16; i++) {
+            policies.add(limiters.partitioned("flood-" + i, LimitSpec.tokenBucket(10, 1, Duration.ofHours(1))));
+        }
+        long most = 0;
+        for (int i = 0; i < 5_000; i++) {
+            for (PartitionedRateLimiter<String> p : policies) {
+                p.tryAcquire("k" + i, 1);
+            }
+            most = Math.max(most, store.unitsHeld());
+        }
+        assertTrue(most <= 1_000, "held " + most + " units, cells included, bound 1000");
+        limiters.close();
+    }
+
     private static int segmentIndex(String key, int segments) {
         int h = key.hashCode();
         return (h ^ (h >>> 16)) & (segments - 1);

@@ -19,9 +19,11 @@ import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 /**
- * For random specs, random histories of many keys on a tiny store (so keys collide on very few cells and move
+ * For random specs, random histories of many keys of several limiters at once (partitioned policies and plain
+ * limiters under one prefix, composites among them) on a tiny store (so keys collide on very few cells and move
  * between overflow and exact state all the time), random refunds and random steps of time: a decision of the
- * bounded store never grants where the key's own exact history, kept beside it on no bound at all, would refuse.
+ * bounded store never grants where the key's own exact history, kept beside it on no bound at all, would refuse,
+ * and another limiter's traffic never loosens one.
  */
 final class OverflowPropertyTest {
     private static final List<LimitSpec> SPECS = List.of(
@@ -33,7 +35,7 @@ final class OverflowPropertyTest {
             LimitSpec.gcra(4, Duration.ofMillis(500), 2),
             LimitSpec.allOf(LimitSpec.fixedWindow(6, Duration.ofMillis(400)), LimitSpec.slidingLog(3, Duration.ofMillis(300))));
 
-    private record Grant(String key, long permits, long token, long referenceToken) {}
+    private record Grant(String key, LimitSpec spec, long permits, long token, long referenceToken) {}
 
     @Test
     void aBoundedStoreNeverGrantsWhereTheKeysOwnHistoryRefuses() {
@@ -44,7 +46,16 @@ final class OverflowPropertyTest {
 
     private static void run(int seed) {
         SplittableRandom random = new SplittableRandom(seed);
-        LimitSpec spec = SPECS.get(random.nextInt(SPECS.size()));
+        // Two to four limiters, each with its own spec: partitioned policies, and plain limiters (whose keys have two
+        // segments) under the same prefix.
+        int limiters = 2 + random.nextInt(3);
+        List<String> names = new ArrayList<>();
+        Map<String, LimitSpec> specs = new HashMap<>();
+        for (int j = 0; j < limiters; j++) {
+            String name = random.nextBoolean() ? "sluice/p" + j + "/" : "sluice/plain" + j;
+            names.add(name);
+            specs.put(name, SPECS.get(random.nextInt(SPECS.size())));
+        }
         ManualClock clock = new ManualClock();
         int bound = 64 + random.nextInt(64);
         int cells = 1 + random.nextInt(3);
@@ -66,12 +77,14 @@ final class OverflowPropertyTest {
                 }
             } else if (action == 2 && !grants.isEmpty()) {
                 Grant g = grants.remove(random.nextInt(grants.size()));
-                store.run(new StepRequest(g.key(), spec, Op.REFUND, g.permits(), g.token(), Durability.REPLICATED));
-                Verdict ref = Algorithms.step(spec, reference.get(g.key()), clock.millis(), Op.REFUND, g.permits(),
+                store.run(new StepRequest(g.key(), g.spec(), Op.REFUND, g.permits(), g.token(), Durability.REPLICATED));
+                Verdict ref = Algorithms.step(g.spec(), reference.get(g.key()), clock.millis(), Op.REFUND, g.permits(),
                         g.referenceToken());
                 keep(reference, g.key(), ref);
             } else {
-                String key = "sluice/p/k" + random.nextInt(keys);
+                String name = names.get(random.nextInt(limiters));
+                LimitSpec spec = specs.get(name);
+                String key = name.endsWith("/") ? name + "k" + random.nextInt(keys) : name;
                 long permits = 1 + random.nextInt((int) Math.min(3, spec.limit()));
                 Verdict actual = store.run(new StepRequest(key, spec, Op.ACQUIRE, permits, 0, Durability.REPLICATED));
                 Verdict own = Algorithms.acquire(spec, reference.get(key), clock.millis(), permits);
@@ -81,11 +94,12 @@ final class OverflowPropertyTest {
                                 + " where its own history refuses (" + own + ")");
                     }
                     keep(reference, key, own);
-                    grants.add(new Grant(key, permits, actual.token(), own.token()));
+                    grants.add(new Grant(key, spec, permits, actual.token(), own.token()));
                 }
             }
         }
-        assertTrue(store.size() <= bound + 1, "seed " + seed + ": " + store.size() + " keys, bound " + bound);
+        assertTrue(store.unitsHeld() <= bound + 1, "seed " + seed + ": " + store.unitsHeld()
+                + " units, cells included, bound " + bound);
     }
 
     /**
