@@ -30,8 +30,10 @@ import java.util.Locale;
  * <p>The maps' bound per member ({@link Capacity}): {@value #MAX_KEYS_PROPERTY} keys or {@value #HEAP_PERCENT_PROPERTY}
  * percent of this member's heap (not both), and {@value #AT_CAPACITY_PROPERTY} {@code overflow} (the default: new
  * keys at the bound share overflow cells), {@code refuse} (keys without state are refused) or
- * {@code evict-resetting-budgets} (least recently used state goes, and its budget starts over). With none of them set,
- * {@link Capacity#defaults()} applies, unless a config file gives the maps an eviction of their own.
+ * {@code evict-resetting-budgets} (least recently used state goes, and its budget starts over), and
+ * {@value #OVERFLOW_CELLS_PROPERTY}, the overflow cells per limiter ({@link Capacity#withOverflowCells}: the same on
+ * every member, or the member refuses to start). With none of them set, {@link Capacity#defaults()} applies, unless a
+ * config file gives the maps an eviction of their own.
  */
 public final class SluiceMember {
     /** Path of a Hazelcast {@code .yaml}/{@code .yml} or {@code .xml} config file. */
@@ -52,6 +54,8 @@ public final class SluiceMember {
     public static final String HEAP_PERCENT_PROPERTY = "sluice.member.heapPercent";
     /** What a full map does: {@code overflow}, {@code refuse} or {@code evict-resetting-budgets}. */
     public static final String AT_CAPACITY_PROPERTY = "sluice.member.atCapacity";
+    /** Overflow cells per limiter and algorithm, the same on every member. */
+    public static final String OVERFLOW_CELLS_PROPERTY = "sluice.member.overflowCells";
 
     private SluiceMember() {}
 
@@ -90,8 +94,9 @@ public final class SluiceMember {
                     Arrays.stream(System.getProperty(MEMBERS_PROPERTY, "").split(","))
                             .map(String::trim).filter(s -> !s.isEmpty()).toList());
         }
-        Capacity capacity = capacity(System.getProperty(MAX_KEYS_PROPERTY), System.getProperty(HEAP_PERCENT_PROPERTY),
-                System.getProperty(AT_CAPACITY_PROPERTY));
+        Capacity capacity = withCells(capacity(System.getProperty(MAX_KEYS_PROPERTY),
+                System.getProperty(HEAP_PERCENT_PROPERTY), System.getProperty(AT_CAPACITY_PROPERTY)),
+                System.getProperty(OVERFLOW_CELLS_PROPERTY));
         return capacity == null ? SluiceHazelcast.configure(config, mapName)
                 : SluiceHazelcast.configure(config, mapName, capacity);
     }
@@ -126,6 +131,24 @@ public final class SluiceMember {
             default -> throw new IllegalArgumentException(AT_CAPACITY_PROPERTY + " must be 'overflow', 'refuse' or"
                     + " 'evict-resetting-budgets', was '" + atCapacity + "'");
         };
+    }
+
+    /**
+     * {@code capacity} (the defaults when {@code null}) with the overflow cells {@code cells} gives, or as it is when
+     * {@code cells} is {@code null}.
+     *
+     * @throws IllegalArgumentException naming the property and the value it had
+     */
+    static Capacity withCells(Capacity capacity, String cells) {
+        if (cells == null) {
+            return capacity;
+        }
+        try {
+            return (capacity == null ? Capacity.defaults() : capacity).withOverflowCells(Integer.parseInt(cells.trim()));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(OVERFLOW_CELLS_PROPERTY + " must be a whole number, was '" + cells + "'",
+                    e);
+        }
     }
 
     /**

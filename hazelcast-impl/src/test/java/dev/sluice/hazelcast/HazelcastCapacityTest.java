@@ -379,5 +379,12 @@ final class HazelcastCapacityTest {
         IllegalArgumentException number = assertThrows(IllegalArgumentException.class,
                 () -> SluiceMember.capacity("lots", null, null));
         assertTrue(number.getMessage().contains("'lots'"), number.getMessage());
+        assertEquals(Capacity.maxKeys(5).withOverflowCells(64), SluiceMember.withCells(Capacity.maxKeys(5), "64"));
+        assertEquals(Capacity.defaults().withOverflowCells(64), SluiceMember.withCells(null, " 64 "));
+        assertEquals(null, SluiceMember.withCells(null, null));
+        IllegalArgumentException cells = assertThrows(IllegalArgumentException.class,
+                () -> SluiceMember.withCells(null, "many"));
+        assertTrue(cells.getMessage().contains(SluiceMember.OVERFLOW_CELLS_PROPERTY) && cells.getMessage()
+                .contains("'many'"), cells.getMessage());
     }
 }
