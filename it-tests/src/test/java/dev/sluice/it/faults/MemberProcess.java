@@ -31,6 +31,8 @@ import java.util.jar.Manifest;
  * the member's watchdog sees its standard input close and halts.
  */
 final class MemberProcess implements AutoCloseable {
+    /** A pseudo property: the member JVM's collector flag (serial unless given), not passed on as a property. */
+    static final String COLLECTOR_PROPERTY = "sluice.test.collector";
     private static final Set<MemberProcess> LIVE = ConcurrentHashMap.newKeySet();
     private static final Path DIR = Path.of("target", "faults").toAbsolutePath();
     /** Mirrors the root pom's {@code hazelcast.jvm.opens}, used when this JVM was started without them. */
@@ -86,12 +88,18 @@ final class MemberProcess implements AutoCloseable {
             }
             List<String> command = new ArrayList<>();
             command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-            command.addAll(List.of("-Xmx" + maxHeap, "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xss512k"));
+            // A member may run another collector: the JVM sizes some things (and Sluice's default bound) by it.
+            String collector = properties.getOrDefault(COLLECTOR_PROPERTY, "-XX:+UseSerialGC");
+            command.addAll(List.of("-Xmx" + maxHeap, collector, "-XX:TieredStopAtLevel=1", "-Xss512k"));
             command.addAll(hazelcastOpens());
             command.add("-Dhazelcast.phone.home.enabled=false");
             command.add("-Dhazelcast.logging.type=jdk");
             command.add("-Djava.util.logging.config.file=" + logging);
-            properties.forEach((k, v) -> command.add("-D" + k + "=" + v));
+            properties.forEach((k, v) -> {
+                if (!k.equals(COLLECTOR_PROPERTY)) {
+                    command.add("-D" + k + "=" + v);
+                }
+            });
             command.addAll(List.of("-cp", classpath, FaultMember.class.getName(), mainClass));
             command.addAll(args);
             Files.writeString(log, "# " + String.join(" ", command).replace(classpath, "<classpath>") + "\n");
