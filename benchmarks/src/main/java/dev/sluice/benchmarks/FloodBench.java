@@ -23,11 +23,14 @@ import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
  * Key floods against the default bound ({@link Capacity.Policy#SHARE_OVERFLOW_CELLS}): for floods of 1, 3 and 10
- * times the bound whose keys each take 1 permit of {@code fixedWindow(10, 1 h)}, the flood's keys per second and
- * decision p99, then the share of 2,000 new clients' first requests granted; and the heap an exact key and an
- * overflow cell cost. In-process, and Hazelcast (one member and a client in this JVM). Prints a Markdown table.
+ * times the bound spread over several policies at once, whose keys each take 1 permit of
+ * {@code fixedWindow(10, 1 h)}, the flood's keys per second and decision p99, then the share of 2,000 new clients'
+ * first requests granted (each on one of the policies), the entries held against the bound (cells included); and
+ * the heap an exact key and an overflow cell cost. In-process, and Hazelcast (one member and a client in this JVM,
+ * its cell table sized so that every policy's cells fit in the cells' quarter of the bound). Prints a Markdown
+ * table.
  *
- * <p>{@code java -cp benchmarks/target/benchmarks.jar dev.sluice.benchmarks.FloodBench [bound]}
+ * <p>{@code java -cp benchmarks/target/benchmarks.jar dev.sluice.benchmarks.FloodBench [bound] [policies]}
  */
 public final class FloodBench {
     private static final LimitSpec SPEC = LimitSpec.fixedWindow(10, Duration.ofHours(1));
@@ -39,37 +42,51 @@ public final class FloodBench {
 
     public static void main(String[] args) throws Exception {
         int bound = args.length > 0 ? Integer.parseInt(args[0]) : 20_000;
-        System.out.println("| store | bound | flood (× bound) | keys | keys/s | decision p50 / p99 ms | new clients granted"
-                + " | overflow decisions | entries held |");
-        System.out.println("|---|---:|---:|---:|---:|---|---:|---:|---:|");
+        int policies = args.length > 1 ? Integer.parseInt(args[1]) : 4;
+        int cells = clusterCells(bound, policies);
+        System.out.println("| store | bound | policies | flood (× bound) | keys | keys/s | decision p50 / p99 ms"
+                + " | new clients granted | overflow decisions | entries held, cells included |");
+        System.out.println("|---|---:|---:|---:|---:|---:|---|---:|---:|---:|");
         for (int times : List.of(1, 3, 10)) {
             try (RateLimiters local = LocalRateLimiters.create(java.time.InstantSource.system(), Capacity.maxKeys(bound))) {
-                run("in-process", local, bound, times, () -> local.storeStatistics().keys());
+                run("in-process", local, bound, policies, times, () -> local.storeStatistics().keys()
+                        + local.storeStatistics().overflowCells());
             }
         }
         for (int times : List.of(1, 3, 10)) {
-            HazelcastInstance member = member(bound, 6195);
+            HazelcastInstance member = member(bound, cells, 6195);
             HazelcastInstance client = BenchCluster.client("sluice-bench-flood", List.of("127.0.0.1:6195"));
             try (RateLimiters limiters = HazelcastRateLimiters.create(client)) {
-                run("Hazelcast client", limiters, bound, times, () -> member.getMap("sluice").size());
+                run("Hazelcast client (" + cells + " cells a policy)", limiters, bound, policies, times,
+                        () -> member.getMap("sluice").size());
             } finally {
                 client.shutdown();
                 member.getLifecycleService().terminate();
             }
         }
-        memory(bound);
+        memory(bound, cells);
     }
 
-    private static HazelcastInstance member(int bound, int port) {
+    /** Cells a policy such that {@code policies} tables fit in the cells' quarter of {@code bound}. */
+    private static int clusterCells(int bound, int policies) {
+        long cellShare = bound - Capacity.exactUnits(Capacity.Policy.SHARE_OVERFLOW_CELLS, bound);
+        return (int) Math.max(1, cellShare / policies);
+    }
+
+    private static HazelcastInstance member(int bound, int cells, int port) {
         Config config = BenchCluster.memberConfig("sluice-bench-flood", port, List.of("127.0.0.1:" + port));
-        SluiceHazelcast.configure(config, SluiceHazelcast.DEFAULT_MAP_NAME, Capacity.maxKeys(bound));
+        SluiceHazelcast.configure(config, SluiceHazelcast.DEFAULT_MAP_NAME,
+                Capacity.maxKeys(bound).withOverflowCells(cells));
         return Hazelcast.newHazelcastInstance(config);
     }
 
-    private static void run(String store, RateLimiters limiters, int bound, int times,
+    private static void run(String store, RateLimiters limiters, int bound, int policies, int times,
             java.util.function.LongSupplier held) throws Exception {
-        PartitionedRateLimiter<String> api = limiters.partitioned("flood", SPEC,
-                LimiterOptions.builder().decisionTimeout(Duration.ofSeconds(10)).build());
+        List<PartitionedRateLimiter<String>> apis = new java.util.ArrayList<>();
+        for (int p = 0; p < policies; p++) {
+            apis.add(limiters.partitioned("flood-" + p, SPEC,
+                    LimiterOptions.builder().decisionTimeout(Duration.ofSeconds(10)).build()));
+        }
         AtomicLongArray latency = new AtomicLongArray(BUCKETS);
         Semaphore inFlight = new Semaphore(IN_FLIGHT);
         long keys = (long) bound * times;
@@ -77,7 +94,7 @@ public final class FloodBench {
         for (long i = 0; i < keys; i++) {
             inFlight.acquire();
             long t0 = System.nanoTime();
-            CompletableFuture<Lease> f = api.acquireAsync("flood-" + i, 1);
+            CompletableFuture<Lease> f = apis.get((int) (i % policies)).acquireAsync("flood-" + i, 1);
             f.whenComplete((lease, failure) -> {
                 latency.incrementAndGet((int) Math.min(BUCKETS - 1, (System.nanoTime() - t0) / 100_000));
                 inFlight.release();
@@ -87,26 +104,26 @@ public final class FloodBench {
         double seconds = (System.nanoTime() - start) / 1e9;
         int granted = 0;
         for (int i = 0; i < CLIENTS; i++) {
-            granted += api.tryAcquire("client-" + i, 1).isAcquired() ? 1 : 0;
+            granted += apis.get(i % policies).tryAcquire("client-" + i, 1).isAcquired() ? 1 : 0;
         }
-        System.out.printf("| %s | %,d | %d | %,d | %,.0f | %s | %.1f%% | %,d | %,d |%n", store, bound, times, keys,
+        System.out.printf("| %s | %,d | %d | %d | %,d | %,.0f | %s | %.1f%% | %,d | %,d |%n", store, bound, policies, times,
+                keys,
                 keys / seconds, percentiles(latency), 100.0 * granted / CLIENTS,
                 limiters.storeStatistics().overflowDecisions(), held.getAsLong());
     }
 
     /** Heap per exact key, then per overflow cell, on one member: growth of the used heap after full GCs. */
-    private static void memory(int bound) throws Exception {
-        HazelcastInstance member = member(bound, 6196);
+    private static void memory(int bound, int cells) throws Exception {
+        HazelcastInstance member = member(bound * 2, cells, 6196);
         try (RateLimiters limiters = HazelcastRateLimiters.create(member)) {
             PartitionedRateLimiter<String> api = limiters.partitioned("memory", SPEC);
             api.tryAcquire("prime", 1);
             long before = usedHeapAfterGc();
-            for (int i = 0; i < bound - 1; i++) {
+            for (int i = 0; i < Capacity.exactUnits(Capacity.Policy.SHARE_OVERFLOW_CELLS, bound * 2) - 1; i++) {
                 api.tryAcquire("exact-" + i, 1);
             }
             long exact = usedHeapAfterGc();
             int entries = member.getMap("sluice").size();
-            int cells = Capacity.maxKeys(bound).overflowCells(bound);
             for (int i = 0; i < 20 * cells; i++) { // enough new keys to reach nearly every cell
                 api.tryAcquire("beyond-" + i, 1);
             }
