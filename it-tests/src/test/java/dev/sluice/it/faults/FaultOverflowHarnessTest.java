@@ -111,6 +111,8 @@ final class FaultOverflowHarnessTest {
             Map<String, Integer> net = new HashMap<>(); // grants less refunds, per victim key
             List<Map.Entry<String, Lease>> refundable = new ArrayList<>();
             int floods = 0;
+            int kills = 0;
+            int restarts = 0;
             Map<Long, Long> ceilings = new HashMap<>(); // by member port: the most entries it may hold
             for (int action = 0; action < 24; action++) {
                 int kind = random.nextInt(10);
@@ -137,6 +139,7 @@ final class FaultOverflowHarnessTest {
                 } else if (kind == 8 && cluster.live().size() == 3) {
                     int victim = cluster.live().get(random.nextInt(3));
                     cluster.kill(victim);
+                    kills++;
                     FaultCluster.awaitMembers(client, 2, Duration.ofSeconds(60));
                     awaitSafe(client);
                     inherit(client, ceilings);
@@ -144,6 +147,7 @@ final class FaultOverflowHarnessTest {
                     int dead = IntStream.range(0, 3).filter(i -> !cluster.live().contains(i)).findFirst().orElseThrow();
                     configure(cluster, dead);
                     cluster.restart(dead);
+                    restarts++;
                     FaultCluster.awaitMembers(client, 3, Duration.ofSeconds(60));
                     awaitSafe(client);
                     inherit(client, ceilings);
@@ -161,7 +165,8 @@ final class FaultOverflowHarnessTest {
                             + ", inherited at most " + ceilings.getOrDefault(stats[2], 0L);
                 }
             }
-            System.out.println("[faults] harness seed " + seed + ": " + floods + " floods, " + net.size()
+            System.out.println("[faults] harness seed " + seed + ": " + floods + " floods, " + kills + " kills, "
+                    + restarts + " restarts, " + net.size()
                     + " victim keys granted, overflow decisions " + limiters.storeStatistics().overflowDecisions());
             limiters.close();
             return null;
