@@ -24,8 +24,7 @@ final class BatchResult extends WireObject implements StepRunner.Results {
     static final byte OTHER_FAILURE = 3;
     /** The owner refused to store state for a new key: its map is at its bound ({@link CapacityExceededException}). */
     static final byte CAPACITY = 4;
-    /** The owner sent the request to an overflow cell, whose key is the message: nothing was applied. */
-    static final byte OVERFLOW = 5;
+    // 5 was a redirect to an overflow cell (cells are now decided in the key's own operation): retired, never reused.
 
     private Verdict[] verdicts;
     /** Null while every request has a verdict. */
@@ -115,7 +114,6 @@ final class BatchResult extends WireObject implements StepRunner.Results {
             case ILLEGAL_ARGUMENT: return new IllegalArgumentException(messages[index]);
             case ILLEGAL_STATE: return new IllegalStateException(messages[index]);
             case CAPACITY: return new CapacityExceededException(messages[index]);
-            case OVERFLOW: return new HazelcastException("the request was sent on to overflow cell " + messages[index]);
             default: return new HazelcastException("the decision failed on the partition owner: " + messages[index]);
         }
     }

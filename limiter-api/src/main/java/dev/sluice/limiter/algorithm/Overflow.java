@@ -132,11 +132,6 @@ public final class Overflow {
         return (token & CELL_TOKEN) != 0;
     }
 
-    /** The token without its cell mark: what a refund on the cell needs. */
-    public static long unmarked(long token) {
-        return token & ~CELL_TOKEN;
-    }
-
     /** {@code v} (without state) marked as decided on an overflow cell. */
     public static Verdict marked(Verdict v) {
         return Verdict.of(v.granted(), v.remaining(), v.limit(), v.retryAfterMillis(), v.resetAfterMillis(),
