@@ -4,8 +4,10 @@ import com.hazelcast.cluster.Member;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.partition.Partition;
 import com.hazelcast.map.LocalMapStats;
+import com.hazelcast.query.Predicates;
 import dev.sluice.limiter.Durability;
 import dev.sluice.limiter.StoreStatistics;
+import dev.sluice.limiter.algorithm.Overflow;
 import dev.sluice.limiter.algorithm.Verdict;
 import dev.sluice.limiter.spi.DecisionStore;
 import dev.sluice.limiter.spi.StepRequest;
@@ -84,8 +86,9 @@ final class HazelcastDecisionStore implements DecisionStore {
     }
 
     /**
-     * On a member: the owned entries, the bound and the evictions of the three maps on this member (a member of a
-     * larger cluster sees its own share); on a client, only the capacity refusals this process received.
+     * On a member: the owned entries (cells included), the bound, the evictions and the overflow cells of the three
+     * maps on this member (a member of a larger cluster sees its own share); on a client, only the capacity refusals
+     * and overflow decisions this process received.
      */
     @Override
     public StoreStatistics statistics() {
@@ -96,15 +99,19 @@ final class HazelcastDecisionStore implements DecisionStore {
         long keys = 0;
         long evictions = 0;
         long maxKeys = 0;
+        long cells = 0;
         for (Durability durability : Durability.values()) {
             LocalMapStats stats = sender.map(durability).getLocalMapStats();
             keys += stats.getOwnedEntryCount();
             evictions += stats.getEvictionCount();
+            // A scan of the member's own keys: statistics are read now and then, never on a decision's path.
+            cells += sender.map(durability).localKeySet(Predicates.like("__key",
+                    Overflow.cellKeyPrefix() + "%")).size();
             long max = SluiceHazelcast.maxKeys(instance.getConfig(), SluiceHazelcast.mapName(sender.mapName(), durability));
             maxKeys = maxKeys < 0 || max < 0 ? -1 : maxKeys + max;
         }
         return new StoreStatistics(keys, maxKeys, evictions, refusals, sender.overflowDecisions.sum(),
-                sender.overflowRefusals.sum(), -1);
+                sender.overflowRefusals.sum(), cells);
     }
 
     @Override

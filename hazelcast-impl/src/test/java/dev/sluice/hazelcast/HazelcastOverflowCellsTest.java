@@ -259,6 +259,9 @@ final class HazelcastOverflowCellsTest {
             int partitionThreads = Math.max(2, Runtime.getRuntime().availableProcessors());
             int held = m.getMap("sluice").size();
             assertTrue(held <= bound + partitionThreads, "held " + held + " entries, cells included, bound " + bound);
+            long cells = m.<String, long[]>getMap("sluice").keySet().stream().filter(Overflow::isCellKey).count();
+            assertTrue(cells > 0, "the floods went to cells");
+            assertEquals(cells, limiters.storeStatistics().overflowCells(), "the member counts its cells");
         } finally {
             m.getLifecycleService().terminate();
         }

@@ -122,6 +122,11 @@ public final class Overflow {
         return CELL_KEY_PREFIX + group + '#' + cell;
     }
 
+    /** What every cell's store key starts with. */
+    public static String cellKeyPrefix() {
+        return CELL_KEY_PREFIX;
+    }
+
     /** Whether a store key names an overflow cell. */
     public static boolean isCellKey(String key) {
         return key.startsWith(CELL_KEY_PREFIX);
