@@ -187,6 +187,31 @@ public final class HttpRateLimiter implements AutoCloseable {
     }
 
     /**
+     * The partition (the part of a store key after the policy) that {@code identity} is counted under, as the
+     * filters count it: its hex SHA-256 ({@link Keys#sha256(String)}).
+     *
+     * @throws IllegalArgumentException if {@code identity} is not well-formed UTF-16
+     */
+    public String partition(String identity) {
+        return Keys.sha256(Objects.requireNonNull(identity, "identity"));
+    }
+
+    /**
+     * The names of the policies this configuration's routes apply to {@code request}, in the order they are
+     * decided; empty when no route matches. For a server that also routes by itself (a gateway) to tell which
+     * of its own policies the routes already charged.
+     */
+    public List<String> routedPolicies(HttpRequestView request) {
+        Objects.requireNonNull(request, "request");
+        List<String> names = new ArrayList<>();
+        for (RateLimitFilterConfig.Applied a : config.match(
+                RequestMethods.of(request, config.strictMatching(), config.overridesMatter()), request.getPath())) {
+            names.add(a.policy().name());
+        }
+        return names;
+    }
+
+    /**
      * Who the request is by this configuration's rules (its identity resolver, else the client address with
      * the trusted proxies' forwarding), as {@code kind:value}, before hashing: the key the filters count under.
      */
@@ -292,7 +317,7 @@ public final class HttpRateLimiter implements AutoCloseable {
         @Override
         public CompletableFuture<Lease> acquire() {
             try {
-                partition = Keys.sha256(identify(policy, request));
+                partition = partition(identify(policy, request));
             } catch (IllegalArgumentException malformed) {
                 throw new MalformedIdentity(policy.name(), malformed);
             }
