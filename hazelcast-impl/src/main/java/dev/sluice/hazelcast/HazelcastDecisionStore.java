@@ -64,6 +64,13 @@ final class HazelcastDecisionStore implements DecisionStore {
         sender.close();
     }
 
+    /** In the replicated map, without a TTL, so every member and client of the cluster reads the same value. */
+    @Override
+    public long[] putIfAbsent(String key, long[] words) {
+        long[] held = sender.map(Durability.REPLICATED).putIfAbsent(key, words);
+        return held != null ? held : words;
+    }
+
     @Override
     public CompletableFuture<Verdict> submit(StepRequest request) {
         return submit(request, Long.MAX_VALUE);

@@ -137,15 +137,32 @@ public record SluiceSettings(Map<String, PolicySettings> policies, Map<String, R
      * @param trustedProxies addresses or CIDR ranges whose {@code X-Forwarded-For} and {@code Forwarded} are believed
      * @param allowTrustAll accept a trusted-proxies range that covers every address (default false)
      * @param ipv6Prefix IPv6 clients are grouped by this many leading bits (default 64)
+     * @param identitySecret the key of the keyed hash (HMAC-SHA256) that client identities are stored under, the
+     *     same on every replica, at least 16 characters; default the environment variable
+     *     {@code SLUICE_IDENTITY_SECRET}, else none (plain SHA-256, which a reader of the store can reverse)
      */
     public record ClientSettings(List<String> identity, String apiKeyHeader, List<String> trustedProxies,
-            boolean allowTrustAll, Integer ipv6Prefix) {
+            boolean allowTrustAll, Integer ipv6Prefix, String identitySecret) {
 
         /** Lists are copied; the default prefix is filled in. */
         public ClientSettings {
             identity = identity == null ? null : List.copyOf(identity);
             trustedProxies = trustedProxies == null ? null : List.copyOf(trustedProxies);
             ipv6Prefix = ipv6Prefix == null ? ClientIdentityResolver.DEFAULT_IPV6_PREFIX : ipv6Prefix;
+        }
+
+        /** Settings without an identity secret (the earlier components, for callers written before it). */
+        public ClientSettings(List<String> identity, String apiKeyHeader, List<String> trustedProxies,
+                boolean allowTrustAll, Integer ipv6Prefix) {
+            this(identity, apiKeyHeader, trustedProxies, allowTrustAll, ipv6Prefix, null);
+        }
+
+        /** Never shows the secret, only whether there is one. */
+        @Override
+        public String toString() {
+            return "ClientSettings[identity=" + identity + ", apiKeyHeader=" + apiKeyHeader + ", trustedProxies="
+                    + trustedProxies + ", allowTrustAll=" + allowTrustAll + ", ipv6Prefix=" + ipv6Prefix
+                    + ", identitySecret=" + (identitySecret == null ? "none" : "(set)") + "]";
         }
     }
 
