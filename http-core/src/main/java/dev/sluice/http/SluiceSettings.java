@@ -34,7 +34,7 @@ public record SluiceSettings(Map<String, PolicySettings> policies, Map<String, R
     public SluiceSettings {
         policies = policies == null ? Map.of() : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(policies));
         routes = routes == null ? Map.of() : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(routes));
-        client = client == null ? new ClientSettings(null, null, null, false, null) : client;
+        client = client == null ? new ClientSettings(null, null, null, false, null, null) : client;
         headers = headers == null ? new HeaderSettings(null, false, false) : headers;
         problem = problem == null ? new ProblemSettings(null) : problem;
         capacity = capacity == null ? new CapacitySettings(null, null, null, null, null) : capacity;
@@ -149,12 +149,6 @@ public record SluiceSettings(Map<String, PolicySettings> policies, Map<String, R
             identity = identity == null ? null : List.copyOf(identity);
             trustedProxies = trustedProxies == null ? null : List.copyOf(trustedProxies);
             ipv6Prefix = ipv6Prefix == null ? ClientIdentityResolver.DEFAULT_IPV6_PREFIX : ipv6Prefix;
-        }
-
-        /** Settings without an identity secret (the earlier components, for callers written before it). */
-        public ClientSettings(List<String> identity, String apiKeyHeader, List<String> trustedProxies,
-                boolean allowTrustAll, Integer ipv6Prefix) {
-            this(identity, apiKeyHeader, trustedProxies, allowTrustAll, ipv6Prefix, null);
         }
 
         /** Never shows the secret, only whether there is one. */

@@ -217,6 +217,10 @@ final class GatewayFormsTest {
 
     /** One request written byte for byte, so the path reaches the gateway exactly as spelled. */
     static Answer send(String method, String path) throws IOException {
+        return send(port, method, path);
+    }
+
+    static Answer send(int port, String method, String path) throws IOException {
         try (Socket socket = new Socket("127.0.0.1", port)) {
             socket.setSoTimeout(10_000);
             OutputStream out = socket.getOutputStream();
