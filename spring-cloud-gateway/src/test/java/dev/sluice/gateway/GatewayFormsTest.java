@@ -222,7 +222,7 @@ final class GatewayFormsTest {
 
     static Answer send(int port, String method, String path) throws IOException {
         try (Socket socket = new Socket("127.0.0.1", port)) {
-            socket.setSoTimeout(10_000);
+            socket.setSoTimeout(60_000); // a first request warms a gateway up: seconds on a loaded machine
             OutputStream out = socket.getOutputStream();
             out.write((method + " " + path + " HTTP/1.1\r\nHost: t\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
                     .getBytes(StandardCharsets.ISO_8859_1));
