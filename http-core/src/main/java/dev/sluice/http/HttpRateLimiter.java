@@ -113,7 +113,16 @@ public final class HttpRateLimiter implements AutoCloseable {
         }
         IdentityKeys keys = config.identityKeys();
         long[] mine = keys.fingerprint();
-        long[] held = limiters.sharedValue(IdentityKeys.FINGERPRINT_NAME, mine);
+        long[] held;
+        try {
+            held = limiters.sharedValue(IdentityKeys.FINGERPRINT_NAME, mine);
+        } catch (RuntimeException unreachable) {
+            // Starting while the store is down is allowed (the failure modes answer until it is back): say so.
+            LOG.log(Level.WARNING, "could not compare this replica's identity-secret fingerprint with the store's,"
+                    + " which did not answer (" + unreachable + "); replicas keyed with different secrets would"
+                    + " each give every client a budget");
+            return;
+        }
         if (held == null) {
             return; // an in-process store, or one that cannot keep the fingerprint: no replica to compare with
         }

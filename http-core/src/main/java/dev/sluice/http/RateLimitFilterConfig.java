@@ -466,9 +466,9 @@ public final class RateLimitFilterConfig {
          * Sets the secret that client identities are keyed with (HMAC-SHA256) before they become store keys, so a
          * reader of the store cannot tell which client a key counts; every replica sharing the store must use the
          * same one (checked through the store where it can keep a fingerprint). Default: the environment variable
-         * {@value IdentityKeys#ENVIRONMENT}, else none.
+         * {@code SLUICE_IDENTITY_SECRET}, else none.
          *
-         * @throws IllegalArgumentException if the secret is shorter than {@value IdentityKeys#MIN_LENGTH} characters
+         * @throws IllegalArgumentException if the secret is shorter than 16 characters
          */
         public Builder identitySecret(String secret) {
             return identitySecret("identitySecret", secret);

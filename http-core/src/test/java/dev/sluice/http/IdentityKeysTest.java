@@ -37,6 +37,7 @@ final class IdentityKeysTest {
     private static final String OTHER = "another secret, 16+ chars";
     private final Map<String, long[]> sharedStore = new ConcurrentHashMap<>();
     private final RateLimiters local = LocalRateLimiters.create();
+    private boolean unreachable;
 
     @AfterEach
     void close() {
@@ -114,6 +115,14 @@ final class IdentityKeysTest {
                 .getMessage().contains(", the store with none (no secret)"));
     }
 
+    /** A store that does not answer at start-up does not stop the replica: the failure modes answer meanwhile. */
+    @Test
+    void storeUnreachableAtStartUp_replicaStarts() {
+        unreachable = true;
+        assertDoesNotThrow(() -> new HttpRateLimiter(shared(), login().identitySecret(SECRET).build()).close());
+        assertTrue(sharedStore.isEmpty());
+    }
+
     /** The store keeps a fingerprint: a fixed-label HMAC, never the secret or a plain hash of it. */
     @Test
     void storedFingerprint_isNotTheSecret() {
@@ -183,6 +192,9 @@ final class IdentityKeysTest {
 
             @Override
             public long[] sharedValue(String name, long[] words) {
+                if (unreachable) {
+                    throw new IllegalStateException("the cluster is offline");
+                }
                 long[] held = sharedStore.putIfAbsent(keyPrefix() + "/" + name, words.clone());
                 return held != null ? held : words;
             }
