@@ -9,11 +9,16 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.SpringApplication;
 import org.springframework.context.ConfigurableApplicationContext;
 
-/** The README's gateway YAML is this test's configuration, and does what the README says it does. */
+/**
+ * The README's gateway YAML is this test's configuration and does what the README says it does; the Spring Cloud
+ * BOM it tells users to import is the release the build pins.
+ */
 final class ReadmeGatewayExampleTest {
 
     @Test
@@ -21,6 +26,11 @@ final class ReadmeGatewayExampleTest {
         String yml = Files.readString(Path.of("src/test/resources/readme-gateway.yml"));
         String readme = Files.readString(Path.of("../README.md"));
         assertThat(readme).contains("```yaml\n" + yml + "```\n");
+        // The BOM the README tells users to import is the release this module is built and tested with.
+        Matcher pinned = Pattern.compile("<spring-cloud.version>([^<]+)</").matcher(Files.readString(Path.of("../pom.xml")));
+        assertThat(pinned.find()).isTrue();
+        assertThat(readme).contains("<artifactId>spring-cloud-dependencies</artifactId>\n      <version>"
+                + pinned.group(1) + "</version>", "tested with Spring Cloud " + pinned.group(1));
 
         HttpServer backend = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         backend.createContext("/", exchange -> {
