@@ -64,10 +64,13 @@ final class HazelcastDecisionStore implements DecisionStore {
         sender.close();
     }
 
-    /** In the replicated map, without a TTL, so every member and client of the cluster reads the same value. */
+    /**
+     * In a map of its own ({@code <map>-settings}, Hazelcast's default map configuration: one backup, no expiry,
+     * no eviction), so the decision maps hold decisions only and every member and client reads the same value.
+     */
     @Override
     public long[] putIfAbsent(String key, long[] words) {
-        long[] held = sender.map(Durability.REPLICATED).putIfAbsent(key, words);
+        long[] held = instance.<String, long[]>getMap(sender.mapName() + "-settings").putIfAbsent(key, words);
         return held != null ? held : words;
     }
 

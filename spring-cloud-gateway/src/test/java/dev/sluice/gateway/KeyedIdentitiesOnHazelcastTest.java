@@ -47,6 +47,8 @@ final class KeyedIdentitiesOnHazelcastTest {
             assertThat(keys).contains("sluice/login/" + replica.partition("ip:127.0.0.101"))
                     .noneMatch(k -> k.endsWith(Keys.sha256("ip:127.0.0.101")))
                     .noneMatch(k -> k.contains(SECRET));
+            assertThat(member.<String, long[]>getMap(SluiceHazelcast.DEFAULT_MAP_NAME + "-settings").keySet())
+                    .containsExactly("sluice/#identity-secret-fingerprint");
 
             assertThatThrownBy(() -> new HttpRateLimiter(second, login().identitySecret("another secret of 16+").build()))
                     .isInstanceOf(IllegalStateException.class)
