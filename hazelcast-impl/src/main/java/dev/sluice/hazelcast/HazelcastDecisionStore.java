@@ -68,6 +68,16 @@ final class HazelcastDecisionStore implements DecisionStore {
         sender.close();
     }
 
+    /**
+     * In a map of its own ({@code <map>-settings}, Hazelcast's default map configuration: one backup, no expiry,
+     * no eviction), so the decision maps hold decisions only and every member and client reads the same value.
+     */
+    @Override
+    public long[] putIfAbsent(String key, long[] words) {
+        long[] held = instance.<String, long[]>getMap(sender.mapName() + "-settings").putIfAbsent(key, words);
+        return held != null ? held : words;
+    }
+
     @Override
     public CompletableFuture<Verdict> submit(StepRequest request) {
         return submit(request, Long.MAX_VALUE);

@@ -12,6 +12,7 @@ import dev.sluice.limiter.PartitionedRateLimiter;
 import dev.sluice.limiter.RateLimiters;
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -30,7 +31,8 @@ import java.util.concurrent.atomic.LongAdder;
  * {@link RateLimitFilterConfig}). A request no route matches is not limited and touches no store. Each
  * policy identifies the client by its own identity or the configuration's
  * ({@link RateLimitFilterConfig#identityResolver()}, by default the client address), hashed with
- * {@link Keys#sha256(String)}, and takes the cost from that client's budget:
+ * {@link #partition(String)} (keyed with the identity secret when there is one), and takes the cost from that
+ * client's budget:
  * <ul>
  *   <li>all granted: the request proceeds with {@code RateLimit-Policy} and {@code RateLimit} headers
  *       listing every policy;
@@ -92,6 +94,52 @@ public final class HttpRateLimiter implements AutoCloseable {
         }
         this.limiters = Collections.unmodifiableMap(created);
         this.counters = Collections.unmodifiableMap(counted);
+        try {
+            checkIdentityKeys(limiters, config);
+        } catch (RuntimeException e) {
+            close();
+            throw e;
+        }
+    }
+
+    /**
+     * Keeps the secret's fingerprint in the store, or compares it with the one there: replicas that key
+     * identities differently would count each client under a key per secret, a budget each. Warns when a shared
+     * store holds identities under plain SHA-256.
+     */
+    private static void checkIdentityKeys(RateLimiters limiters, RateLimitFilterConfig config) {
+        if (config.policies().isEmpty()) {
+            return;
+        }
+        IdentityKeys keys = config.identityKeys();
+        long[] mine = keys.fingerprint();
+        long[] held;
+        try {
+            held = limiters.sharedValue(IdentityKeys.FINGERPRINT_NAME, mine);
+        } catch (RuntimeException unreachable) {
+            // Starting while the store is down is allowed (the failure modes answer until it is back): say so.
+            LOG.log(Level.WARNING, "could not compare this replica's identity-secret fingerprint with the store's,"
+                    + " which did not answer (" + unreachable + "); replicas keyed with different secrets would"
+                    + " each give every client a budget");
+            return;
+        }
+        if (held == null) {
+            return; // an in-process store, or one that cannot keep the fingerprint: no replica to compare with
+        }
+        if (!Arrays.equals(held, mine)) {
+            throw new IllegalStateException("the replicas sharing this store key client identities differently:"
+                    + " this one with identity-secret fingerprint " + IdentityKeys.shown(mine) + ", the store with "
+                    + IdentityKeys.shown(held) + ", so every client would get one budget per secret. Give every"
+                    + " replica the same sluice.client.identity-secret (or environment variable "
+                    + IdentityKeys.ENVIRONMENT + "); to change it, stop every replica first, or delete the key '"
+                    + limiters.keyPrefix() + "/" + IdentityKeys.FINGERPRINT_NAME + "' from the store");
+        }
+        if (!keys.keyed()) {
+            LOG.log(Level.WARNING, "client identities are stored in a shared store as plain SHA-256 of their"
+                    + " address or key, which anyone who can read the store can reverse by trying candidates; set"
+                    + " sluice.client.identity-secret (or environment variable " + IdentityKeys.ENVIRONMENT
+                    + ") to the same secret on every replica to store them under a keyed hash");
+        }
     }
 
     /**
@@ -132,9 +180,9 @@ public final class HttpRateLimiter implements AutoCloseable {
     }
 
     /**
-     * The limiter of a policy, or null if there is no such policy. Partitions are the hex SHA-256
-     * ({@link Keys#sha256(String)}) of client identities; whoever takes permits from it directly shares
-     * the policy's budgets with the HTTP requests.
+     * The limiter of a policy, or null if there is no such policy. Partitions are client identities as
+     * {@link #partition(String)} keys them; whoever takes permits from it directly shares the policy's budgets
+     * with the HTTP requests.
      */
     public PartitionedRateLimiter<String> limiter(String policy) {
         return limiters.get(policy);
@@ -184,6 +232,40 @@ public final class HttpRateLimiter implements AutoCloseable {
             applied.add(new RateLimitFilterConfig.Applied(p, 1));
         }
         return decide(request, applied, PartitionedRateLimiter::acquireAsync);
+    }
+
+    /**
+     * The partition (the part of a store key after the policy) that {@code identity} is counted under, as the
+     * filters count it: its hex HMAC-SHA256 under the identity secret, or without one its hex SHA-256
+     * ({@link Keys#sha256(String)}).
+     *
+     * @throws IllegalArgumentException if {@code identity} is not well-formed UTF-16
+     */
+    public String partition(String identity) {
+        return config.identityKeys().partition(Objects.requireNonNull(identity, "identity"));
+    }
+
+    /**
+     * Whether identities are stored under a keyed hash (see {@link RateLimitFilterConfig#identitiesKeyed()}):
+     * without one, anyone who can read the store can tell which client a key counts.
+     */
+    public boolean identitiesKeyed() {
+        return config.identitiesKeyed();
+    }
+
+    /**
+     * The names of the policies this configuration's routes apply to {@code request}, in the order they are
+     * decided; empty when no route matches. For a server that also routes by itself (a gateway) to tell which
+     * of its own policies the routes already charged.
+     */
+    public List<String> routedPolicies(HttpRequestView request) {
+        Objects.requireNonNull(request, "request");
+        List<String> names = new ArrayList<>();
+        for (RateLimitFilterConfig.Applied a : config.match(
+                RequestMethods.of(request, config.strictMatching(), config.overridesMatter()), request.getPath())) {
+            names.add(a.policy().name());
+        }
+        return names;
     }
 
     /**
@@ -292,7 +374,7 @@ public final class HttpRateLimiter implements AutoCloseable {
         @Override
         public CompletableFuture<Lease> acquire() {
             try {
-                partition = Keys.sha256(identify(policy, request));
+                partition = partition(identify(policy, request));
             } catch (IllegalArgumentException malformed) {
                 throw new MalformedIdentity(policy.name(), malformed);
             }

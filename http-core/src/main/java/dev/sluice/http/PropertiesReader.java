@@ -304,14 +304,20 @@ final class PropertiesReader {
         return n;
     }
 
+    /** The spellings Spring's own conversion reads as a boolean, so a switch means here what it means in Boot. */
+    static final List<String> TRUE = List.of("true", "yes", "on", "1");
+    static final List<String> FALSE = List.of("false", "no", "off", "0");
+    static final String BOOLEAN_EXPECTED = "expected true or false (also yes/no, on/off, 1/0; any case)";
+
     private static boolean bool(String key, String value) {
-        if (value.equalsIgnoreCase("true")) {
+        String v = value.strip().toLowerCase(Locale.ROOT);
+        if (TRUE.contains(v)) {
             return true;
         }
-        if (value.equalsIgnoreCase("false")) {
+        if (FALSE.contains(v)) {
             return false;
         }
-        throw new IllegalArgumentException("invalid property " + key + "=" + quote(value) + "; expected true or false");
+        throw new IllegalArgumentException("invalid property " + key + "=" + quote(value) + "; " + BOOLEAN_EXPECTED);
     }
 
     /**

@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
 import java.util.Set;
+import java.util.function.Function;
 
 /**
  * What {@link HttpRateLimiter} enforces, behind any server's adapter, and how it answers: policies, the
@@ -67,6 +68,7 @@ public final class RateLimitFilterConfig {
     private final boolean legacyHeaders;
     private final URI problemType;
     private final Capacity capacity;
+    private final IdentityKeys identityKeys;
 
     private RateLimitFilterConfig(Builder b, Map<String, RateLimitPolicy> policies,
             ClientIdentityResolver identityResolver, ClientIdentityResolver addressResolver) {
@@ -91,6 +93,7 @@ public final class RateLimitFilterConfig {
         this.legacyHeaders = b.legacyHeaders;
         this.problemType = b.problemType;
         this.capacity = b.capacity;
+        this.identityKeys = b.identityKeys;
     }
 
     /** An empty builder: no policies, no routes, the default identity and headers. */
@@ -115,6 +118,16 @@ public final class RateLimitFilterConfig {
     public static RateLimitFilterConfig from(SluiceSettings settings) {
         return builder().settings(settings).build();
     }
+
+    /**
+     * Whether client identities are stored under a keyed hash ({@code sluice.client.identity-secret}, or the
+     * environment variable {@code SLUICE_IDENTITY_SECRET}); without one they are stored as plain SHA-256, which
+     * anyone who can read the store can reverse by trying addresses.
+     */
+    public boolean identitiesKeyed() { return identityKeys.keyed(); }
+
+    /** How identities become partitions, and the secret's fingerprint. */
+    IdentityKeys identityKeys() { return identityKeys; }
 
     /** Policies by name, in the order they were added; each with its identity, if it has its own. */
     public Map<String, RateLimitPolicy> policies() { return policies; }
@@ -236,7 +249,7 @@ public final class RateLimitFilterConfig {
         return "RateLimitFilterConfig[policies=" + policies.keySet() + ", routes=" + routes + ", trustedProxies="
                 + trustedProxies + ", ipv6Prefix=" + ipv6Prefix + ", strictMatching=" + strictMatching + ", shadow="
                 + shadow + ", headers=" + headers + ", partitionKeys=" + partitionKeys + ", legacyHeaders="
-                + legacyHeaders + "]";
+                + legacyHeaders + ", identitiesKeyed=" + identityKeys.keyed() + "]";
     }
 
     /** Builds a {@link RateLimitFilterConfig}. Not thread-safe. */
@@ -255,6 +268,10 @@ public final class RateLimitFilterConfig {
         private URI problemType = QUOTA_EXCEEDED;
         private Capacity capacity = Capacity.defaults();
         private final List<DecisionListener> listeners = new ArrayList<>();
+        private String identitySecretProperty;
+        private String identitySecret;
+        private Function<String, String> environment = System::getenv;
+        private IdentityKeys identityKeys;
 
         private Builder() {}
 
@@ -446,6 +463,32 @@ public final class RateLimitFilterConfig {
         }
 
         /**
+         * Sets the secret that client identities are keyed with (HMAC-SHA256) before they become store keys, so a
+         * reader of the store cannot tell which client a key counts; every replica sharing the store must use the
+         * same one (checked through the store where it can keep a fingerprint). Default: the environment variable
+         * {@code SLUICE_IDENTITY_SECRET}, else none.
+         *
+         * @throws IllegalArgumentException if the secret is shorter than 16 characters
+         */
+        public Builder identitySecret(String secret) {
+            return identitySecret("identitySecret", secret);
+        }
+
+        Builder identitySecret(String property, String secret) {
+            Objects.requireNonNull(secret, "secret");
+            IdentityKeys.check(property, secret);
+            this.identitySecretProperty = property;
+            this.identitySecret = secret;
+            return this;
+        }
+
+        /** Where the environment variable is read (tests). */
+        Builder environment(Function<String, String> environment) {
+            this.environment = Objects.requireNonNull(environment, "environment");
+            return this;
+        }
+
+        /**
          * Builds the configuration.
          *
          * @throws IllegalArgumentException if a route names an unknown policy or costs more than the limit
@@ -480,6 +523,19 @@ public final class RateLimitFilterConfig {
                 }
                 resolved.put(p.name(), r);
             }
+            String secret = identitySecret;
+            String property = identitySecretProperty;
+            if (secret == null) {
+                secret = environment.apply(IdentityKeys.ENVIRONMENT);
+                property = "environment variable " + IdentityKeys.ENVIRONMENT;
+                if (secret != null && secret.isEmpty()) {
+                    secret = null;
+                }
+                if (secret != null) {
+                    IdentityKeys.check(property, secret);
+                }
+            }
+            identityKeys = secret == null ? IdentityKeys.UNKEYED : IdentityKeys.keyed(secret);
             return new RateLimitFilterConfig(this, resolved, identity, address);
         }
 

@@ -93,6 +93,9 @@ final class SettingsRules {
                     client.allowTrustAll()));
         }
         builder.ipv6Prefix((int) range(base + "ipv6-prefix", client.ipv6Prefix()));
+        if (client.identitySecret() != null) {
+            builder.identitySecret(base + "identity-secret", client.identitySecret());
+        }
         builder.strictMatching(s.strictMatching());
         builder.shadow(s.shadow());
         builder.headers(s.headers().enabled());

@@ -34,7 +34,7 @@ public record SluiceSettings(Map<String, PolicySettings> policies, Map<String, R
     public SluiceSettings {
         policies = policies == null ? Map.of() : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(policies));
         routes = routes == null ? Map.of() : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(routes));
-        client = client == null ? new ClientSettings(null, null, null, false, null) : client;
+        client = client == null ? new ClientSettings(null, null, null, false, null, null) : client;
         headers = headers == null ? new HeaderSettings(null, false, false) : headers;
         problem = problem == null ? new ProblemSettings(null) : problem;
         capacity = capacity == null ? new CapacitySettings(null, null, null, null, null) : capacity;
@@ -137,15 +137,26 @@ public record SluiceSettings(Map<String, PolicySettings> policies, Map<String, R
      * @param trustedProxies addresses or CIDR ranges whose {@code X-Forwarded-For} and {@code Forwarded} are believed
      * @param allowTrustAll accept a trusted-proxies range that covers every address (default false)
      * @param ipv6Prefix IPv6 clients are grouped by this many leading bits (default 64)
+     * @param identitySecret the key of the keyed hash (HMAC-SHA256) that client identities are stored under, the
+     *     same on every replica, at least 16 characters; default the environment variable
+     *     {@code SLUICE_IDENTITY_SECRET}, else none (plain SHA-256, which a reader of the store can reverse)
      */
     public record ClientSettings(List<String> identity, String apiKeyHeader, List<String> trustedProxies,
-            boolean allowTrustAll, Integer ipv6Prefix) {
+            boolean allowTrustAll, Integer ipv6Prefix, String identitySecret) {
 
         /** Lists are copied; the default prefix is filled in. */
         public ClientSettings {
             identity = identity == null ? null : List.copyOf(identity);
             trustedProxies = trustedProxies == null ? null : List.copyOf(trustedProxies);
             ipv6Prefix = ipv6Prefix == null ? ClientIdentityResolver.DEFAULT_IPV6_PREFIX : ipv6Prefix;
+        }
+
+        /** Never shows the secret, only whether there is one. */
+        @Override
+        public String toString() {
+            return "ClientSettings[identity=" + identity + ", apiKeyHeader=" + apiKeyHeader + ", trustedProxies="
+                    + trustedProxies + ", allowTrustAll=" + allowTrustAll + ", ipv6Prefix=" + ipv6Prefix
+                    + ", identitySecret=" + (identitySecret == null ? "none" : "(set)") + "]";
         }
     }
 

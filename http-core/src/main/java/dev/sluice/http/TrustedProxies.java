@@ -1,5 +1,6 @@
 package dev.sluice.http;
 
+import java.math.BigInteger;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.ArrayDeque;
@@ -14,10 +15,11 @@ import java.util.Objects;
  * Immutable and thread-safe.
  *
  * <p>Entries are IP literals ({@code 10.0.0.7}, {@code ::1}) or CIDR ranges ({@code 10.0.0.0/8},
- * {@code fd00::/8}); host names are refused, so nothing here ever does a DNS lookup. A range that covers
- * every address ({@code 0.0.0.0/0}, {@code ::/0}) is refused unless explicitly allowed
- * ({@link #of(Collection, boolean)}): it makes every peer a proxy, so every client could choose its own
- * address. The client address of a request is its direct peer unless that peer is trusted; then it is the
+ * {@code fd00::/8}); host names are refused, so nothing here ever does a DNS lookup. Ranges that together
+ * cover half of an address family or more ({@code 0.0.0.0/0}, {@code ::/0}, but also
+ * {@code 0.0.0.0/1,128.0.0.0/1} or a lone {@code ::/1}) are refused unless explicitly allowed
+ * ({@link #of(Collection, boolean)}): they make nearly every peer a proxy, so nearly every client could choose
+ * its own address. The client address of a request is its direct peer unless that peer is trusted; then it is the
  * right-most forwarded entry that is not itself a trusted proxy, since every entry to its left could have
  * been written by the client. Reading the headers is bounded whatever their size (see
  * {@link #clientAddress(String, List, List)}).
@@ -45,8 +47,8 @@ public final class TrustedProxies {
     /**
      * Trusts the given addresses and CIDR ranges.
      *
-     * @throws IllegalArgumentException naming an entry that is not an IP literal or a valid CIDR range, or a
-     *     range that covers every address
+     * @throws IllegalArgumentException naming an entry that is not an IP literal or a valid CIDR range, or
+     *     ranges that together cover half of an address family or more
      */
     public static TrustedProxies of(String... addressesOrRanges) {
         return of(Arrays.asList(addressesOrRanges));
@@ -58,11 +60,12 @@ public final class TrustedProxies {
     }
 
     /**
-     * Trusts the given addresses and CIDR ranges; {@code allowEveryAddress} also accepts a range that covers
-     * every address ({@code 0.0.0.0/0}, {@code ::/0}), for a server that only proxies you run can reach.
+     * Trusts the given addresses and CIDR ranges; {@code allowEveryAddress} also accepts ranges that together
+     * cover half of an address family or more (up to every address: {@code 0.0.0.0/0}, {@code ::/0}), for a
+     * server that only proxies you run can reach.
      *
-     * @throws IllegalArgumentException naming an entry that is not an IP literal or a valid CIDR range, or a
-     *     range that covers every address when {@code allowEveryAddress} is false
+     * @throws IllegalArgumentException naming an entry that is not an IP literal or a valid CIDR range, or
+     *     ranges that cover half of an address family or more when {@code allowEveryAddress} is false
      */
     public static TrustedProxies of(Collection<String> addressesOrRanges, boolean allowEveryAddress) {
         Objects.requireNonNull(addressesOrRanges, "addressesOrRanges");
@@ -73,16 +76,60 @@ public final class TrustedProxies {
             String e = entry.strip();
             Range range = Range.parse(e);
             if (range.prefixBits() == 0 && !allowEveryAddress) {
-                throw new IllegalArgumentException("trusted proxy range '" + e + "' covers every address, so every"
-                        + " client could choose its own address in X-Forwarded-For or Forwarded; list the addresses"
-                        + " or ranges of your proxies instead (e.g. 10.0.0.0/8), or, if only your proxies can reach"
-                        + " this server, allow it explicitly (" + ALLOW_EVERY_ADDRESS_PROPERTY + "=true, or"
-                        + " TrustedProxies.of(ranges, true))");
+                throw tooWide("trusted proxy range '" + e + "' covers every address");
             }
             ranges.add(range);
             entries.add(e);
         }
+        if (!allowEveryAddress) {
+            checkCoverage(entries, ranges, 4, "IPv4");
+            checkCoverage(entries, ranges, 16, "IPv6");
+        }
         return entries.isEmpty() ? NONE : new TrustedProxies(List.copyOf(entries), List.copyOf(ranges));
+    }
+
+    /**
+     * Refuses ranges of one family whose union is half of its addresses or more: as wide as a {@code /1},
+     * however it is split ({@code 0.0.0.0/1,128.0.0.0/1} is {@code 0.0.0.0/0}; four {@code /2}s, a {@code /1}),
+     * which no real proxy fleet needs and which lets most clients choose their own address.
+     */
+    private static void checkCoverage(List<String> entries, List<Range> ranges, int bytes, String family) {
+        List<BigInteger[]> spans = new ArrayList<>();
+        List<String> named = new ArrayList<>();
+        for (int i = 0; i < ranges.size(); i++) {
+            Range r = ranges.get(i);
+            if (r.network().length == bytes) {
+                BigInteger size = BigInteger.ONE.shiftLeft(bytes * 8 - r.prefixBits());
+                BigInteger start = new BigInteger(1, r.network()).divide(size).multiply(size);
+                spans.add(new BigInteger[] {start, start.add(size)});
+                named.add(entries.get(i));
+            }
+        }
+        spans.sort((a, b) -> a[0].compareTo(b[0]));
+        BigInteger covered = BigInteger.ZERO;
+        BigInteger end = BigInteger.ZERO;
+        for (BigInteger[] span : spans) {
+            BigInteger from = span[0].max(end);
+            if (span[1].compareTo(from) > 0) {
+                covered = covered.add(span[1].subtract(from));
+                end = span[1];
+            }
+        }
+        BigInteger all = BigInteger.ONE.shiftLeft(bytes * 8);
+        if (covered.equals(all)) {
+            throw tooWide("trusted proxy ranges " + named + " together cover every " + family + " address");
+        }
+        if (covered.shiftLeft(1).compareTo(all) >= 0) {
+            throw tooWide("trusted proxy ranges " + named + " together cover half of all " + family
+                    + " addresses or more (as wide as a /1)");
+        }
+    }
+
+    private static IllegalArgumentException tooWide(String what) {
+        return new IllegalArgumentException(what + ", so almost every client could choose its own address in"
+                + " X-Forwarded-For or Forwarded; list the addresses or ranges of your proxies instead"
+                + " (e.g. 10.0.0.0/8), or, if only your proxies can reach this server, allow it explicitly ("
+                + ALLOW_EVERY_ADDRESS_PROPERTY + "=true, or TrustedProxies.of(ranges, true))");
     }
 
     /** True if {@code address} is an IP literal inside one of the trusted ranges. */

@@ -1,6 +1,7 @@
 package dev.sluice.http;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -14,6 +15,8 @@ import java.util.List;
 import java.util.Properties;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 final class RateLimitFilterConfigTest {
 
@@ -242,10 +245,35 @@ final class RateLimitFilterConfigTest {
                 + " trusted proxy must be an IP address or CIDR range"), m);
     }
 
-    @Test
-    void badBoolean_refused() {
-        assertEquals("invalid property sluice.headers.legacy='yes'; expected true or false",
-                error("sluice.headers.legacy=yes"));
+    /**
+     * Bug: {@code yes}, {@code on} and {@code 1}, which Spring reads as true, were refused here, so one switch
+     * was written two ways; every spelling Spring's conversion accepts now means here what it means there.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"true", "TRUE", "yes", "Yes", "on", "ON", "1", " true "})
+    void booleanSwitch_springsTrueSpellings_turnItOn(String spelling) {
+        RateLimitFilterConfig c = config(LOGIN + "sluice.strict-matching=" + spelling + "\nsluice.shadow=" + spelling
+                + "\nsluice.policies.login.shadow=" + spelling + "\n");
+        assertTrue(c.strictMatching(), spelling);
+        assertTrue(c.shadow(), spelling);
+        assertTrue(c.policies().get("login").shadow(), spelling);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"false", "FALSE", "no", "No", "off", "OFF", "0"})
+    void booleanSwitch_springsFalseSpellings_turnItOff(String spelling) {
+        RateLimitFilterConfig c = config(LOGIN + "sluice.headers.enabled=" + spelling + "\nsluice.shadow=" + spelling
+                + "\n");
+        assertFalse(c.headers(), spelling);
+        assertFalse(c.shadow(), spelling);
+    }
+
+    /** A value that is neither fails, naming the setting, the value and every accepted spelling. */
+    @ParameterizedTest
+    @ValueSource(strings = {"maybe", "flase", "2", "y", "enabled", "truee"})
+    void booleanSwitch_otherValue_refusedNamingSettingValueAndSpellings(String value) {
+        assertEquals("invalid property sluice.headers.legacy='" + value + "'; expected true or false (also yes/no,"
+                + " on/off, 1/0; any case)", error("sluice.headers.legacy=" + value));
     }
 
     @Test
@@ -386,12 +414,11 @@ final class RateLimitFilterConfigTest {
 
     @Test
     void badShadowAndSwitches_refused() {
-        assertEquals("invalid property sluice.policies.login.shadow='on'; expected true or false",
-                error(LOGIN + "sluice.policies.login.shadow=on\n"));
-        assertEquals("invalid property sluice.strict-matching='1'; expected true or false",
-                error("sluice.strict-matching=1"));
-        assertEquals("invalid property sluice.headers.enabled='no'; expected true or false",
-                error("sluice.headers.enabled=no"));
+        String expected = "; expected true or false (also yes/no, on/off, 1/0; any case)";
+        assertEquals("invalid property sluice.policies.login.shadow='onn'" + expected,
+                error(LOGIN + "sluice.policies.login.shadow=onn\n"));
+        assertEquals("invalid property sluice.strict-matching='10'" + expected, error("sluice.strict-matching=10"));
+        assertEquals("invalid property sluice.headers.enabled='nope'" + expected, error("sluice.headers.enabled=nope"));
     }
 
     @Test

@@ -81,9 +81,10 @@ final class SluiceSettingsTest {
 
     @Test
     void checkWritten_refusesWhatTheReaderRefuses() {
-        assertEquals("invalid property sluice.shadow='yes'; expected true or false",
-                assertThrows(IllegalArgumentException.class, () -> SluiceSettings.checkWritten("sluice.shadow", "yes"))
-                        .getMessage());
+        assertEquals("invalid property sluice.shadow='maybe'; expected true or false (also yes/no, on/off, 1/0;"
+                + " any case)", assertThrows(IllegalArgumentException.class,
+                        () -> SluiceSettings.checkWritten("sluice.shadow", "maybe")).getMessage());
+        assertDoesNotThrow(() -> SluiceSettings.checkWritten("sluice.shadow", "yes"));
         assertEquals("invalid property sluice.policies.p.window='60'; expected " + PropertiesReader.DURATION_EXPECTED,
                 assertThrows(IllegalArgumentException.class,
                         () -> SluiceSettings.checkWritten("sluice.policies.p.window", "60")).getMessage());

@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 final class TrustedProxiesTest {
     private final TrustedProxies proxies = TrustedProxies.of("10.0.0.0/8", "192.168.1.1", "fd00::/8");
@@ -31,6 +33,44 @@ final class TrustedProxiesTest {
         assertThrows(IllegalArgumentException.class, () -> TrustedProxies.of("256.0.0.1"));
         assertEquals("trusted proxy must be an IP address or CIDR range (e.g. 10.0.0.7, 10.0.0.0/8, ::1), was 'x'",
                 assertThrows(IllegalArgumentException.class, () -> TrustedProxies.of("x")).getMessage());
+    }
+
+    /**
+     * Bug: the trust-all guard looked at one range at a time, so {@code 0.0.0.0/1,128.0.0.0/1} (every IPv4
+     * address) started, and a client rotating {@code X-Forwarded-For} got a fresh budget each time.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"0.0.0.0/1,128.0.0.0/1", "::/1,8000::/1", "0.0.0.0/1", "128.0.0.0/1", "::/1",
+            "8000::/1", "0.0.0.0/2,64.0.0.0/2,128.0.0.0/2,192.0.0.0/2", "0.0.0.0/2,64.0.0.0/2",
+            "10.0.0.0/8,128.0.0.0/1", "128.0.0.7/1", "0.0.0.0/0", "::/0", "10.0.0.0/8,::/0",
+            "0.0.0.0/3,32.0.0.0/3,64.0.0.0/3,96.0.0.0/3"})
+    void of_rangesCoveringHalfAFamilyOrMore_refusedUnlessAllowed(String list) {
+        List<String> entries = List.of(list.split(","));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> TrustedProxies.of(entries));
+        assertTrue(e.getMessage().contains("sluice.client.allow-trust-all=true"), e.getMessage());
+        assertTrue(e.getMessage().startsWith("trusted proxy range"), e.getMessage());
+
+        TrustedProxies allowed = TrustedProxies.of(entries, true);
+        assertTrue(allowed.isTrusted(list.contains(":") ? "2001:db8::1" : "127.0.0.1")
+                || allowed.isTrusted(list.contains(":") ? "8001::1" : "198.51.100.1"));
+    }
+
+    @Test
+    void of_splitEveryAddress_messageNamesTheEntriesAndTheFamily() {
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> TrustedProxies.of("0.0.0.0/1", "128.0.0.0/1"))
+                .getMessage().startsWith("trusted proxy ranges [0.0.0.0/1, 128.0.0.0/1] together cover every IPv4"
+                        + " address, so"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> TrustedProxies.of("10.0.0.1", "::/1"))
+                .getMessage().startsWith("trusted proxy ranges [::/1] together cover half of all IPv6 addresses"));
+    }
+
+    /** Wide but real ranges (all private ranges, IPv6 global unicast, overlapping duplicates) stay allowed. */
+    @Test
+    void of_wideButLessThanHalf_accepted() {
+        assertTrue(TrustedProxies.of("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "fc00::/7", "2000::/3")
+                .isTrusted("172.20.0.1"));
+        assertTrue(TrustedProxies.of("0.0.0.0/2", "0.0.0.0/2", "32.0.0.0/3", "64.0.0.0/3").isTrusted("65.0.0.1"));
+        assertTrue(TrustedProxies.of("0.0.0.0/2", "::/2").isTrusted("::1"));
     }
 
     @Test
@@ -133,6 +173,6 @@ final class TrustedProxiesTest {
         assertThrows(IllegalArgumentException.class, () -> TrustedProxies.of("0.0.0.0/0"));
         assertThrows(IllegalArgumentException.class, () -> TrustedProxies.of("10.0.0.0/8", "::/0"));
         assertTrue(TrustedProxies.of(List.of("0.0.0.0/0"), true).isTrusted("203.0.113.7"));
-        assertTrue(TrustedProxies.of("0.0.0.0/1").isTrusted("10.0.0.1")); // half of them is a choice, not a slip
+        assertTrue(TrustedProxies.of(List.of("0.0.0.0/1"), true).isTrusted("10.0.0.1"));
     }
 }

@@ -47,6 +47,16 @@ final class JCacheDecisionStore implements DecisionStore {
         this.onClose = onClose;
     }
 
+    /** The cache's expiry policy applies, so the value lasts as long as an idle entry does. */
+    @Override
+    public long[] putIfAbsent(String key, long[] words) {
+        if (cache.putIfAbsent(key, words)) {
+            return words;
+        }
+        long[] held = cache.get(key);
+        return held != null ? held : words;
+    }
+
     /**
      * The cache's bound in entries, and the evictions its provider counts (JSR-107 statistics, turned on when the
      * limiters were built); JCache cannot tell how many keys a cache holds.

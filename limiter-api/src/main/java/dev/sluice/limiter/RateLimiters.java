@@ -46,6 +46,19 @@ public interface RateLimiters extends AutoCloseable {
     <P> PartitionedRateLimiter<P> partitioned(String policy, LimitSpec spec, LimiterOptions options,
             Function<? super P, String> partitionId);
 
+    /**
+     * Stores {@code words} under {@code <prefix>/<name>} unless the key holds a value already, and returns what it
+     * holds then, so that replicas can check a setting they must share (a fingerprint of a secret, never the
+     * secret). Null if the store keeps no such values (the default, and the in-process store, which no other
+     * replica reads); a store with an expiry policy may forget the value.
+     *
+     * @throws IllegalArgumentException if the name is empty or holds control characters
+     * @throws RuntimeException if the store cannot be reached
+     */
+    default long[] sharedValue(String name, long[] words) {
+        return null;
+    }
+
     /** The size of this factory's store: keys held, its bound, evictions and capacity refusals. */
     default StoreStatistics storeStatistics() {
         return StoreStatistics.UNKNOWN;

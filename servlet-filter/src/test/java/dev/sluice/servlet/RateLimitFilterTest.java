@@ -31,6 +31,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 final class RateLimitFilterTest {
     private final ManualClock clock = new ManualClock();
@@ -418,6 +420,54 @@ final class RateLimitFilterTest {
         String messages = messages(e);
         assertTrue(messages.contains("sluice.policies.login.permit-limit='ten'"), messages);
         assertTrue(messages.contains("a whole number between 1 and"), messages);
+    }
+
+    /**
+     * Bug: {@code sluice.headers.legacy=yes} (or {@code on}, {@code 1}), which Spring reads as true, failed here; a
+     * switch now means what it means in Spring, in any case, and anything else names the setting and the spellings.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"yes", "ON", "1", "True"})
+    void initParameters_switchSpelledAsSpringSpellsIt_turnsItOn(String spelling) throws Exception {
+        server = JettyHarness.start(Map.of(
+                "sluice.policies.login.algorithm", "sliding-log",
+                "sluice.policies.login.permit-limit", "2",
+                "sluice.policies.login.window", "PT30S",
+                "sluice.routes.1.pattern", "/login",
+                "sluice.routes.1.policy", "login",
+                "sluice.headers.legacy", spelling,
+                "sluice.headers.enabled", spelling.equals("1") ? "on" : "yes"),
+                Map.of(RateLimitFilter.RATE_LIMITERS_ATTRIBUTE, limiters));
+        assertEquals("1", header(server.get("/login"), "RateLimit-Remaining"));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"no", "OFF", "0", "False"})
+    void initParameters_switchSpelledAsSpringSpellsIt_turnsItOff(String spelling) throws Exception {
+        server = JettyHarness.start(Map.of(
+                "sluice.policies.login.algorithm", "sliding-log",
+                "sluice.policies.login.permit-limit", "2",
+                "sluice.policies.login.window", "PT30S",
+                "sluice.routes.1.pattern", "/login",
+                "sluice.routes.1.policy", "login",
+                "sluice.headers.enabled", spelling),
+                Map.of(RateLimitFilter.RATE_LIMITERS_ATTRIBUTE, limiters));
+        HttpResponse<String> r = server.get("/login");
+        assertEquals(200, r.statusCode());
+        assertTrue(r.headers().firstValue("RateLimit-Policy").isEmpty(), r.headers().toString());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"maybe", "flase", "2"})
+    void initParameters_switchNeitherTrueNorFalse_failsStartUp_namingSettingValueAndSpellings(String value) {
+        Exception e = assertThrows(Exception.class, () -> JettyHarness.start(Map.of(
+                "sluice.policies.login.algorithm", "fixed-window",
+                "sluice.policies.login.permit-limit", "10",
+                "sluice.policies.login.window", "PT1M",
+                "sluice.shadow", value),
+                Map.of(RateLimitFilter.RATE_LIMITERS_ATTRIBUTE, limiters)));
+        assertTrue(messages(e).contains("invalid property sluice.shadow='" + value + "'; expected true or false (also"
+                + " yes/no, on/off, 1/0; any case)"), messages(e));
     }
 
     @Test

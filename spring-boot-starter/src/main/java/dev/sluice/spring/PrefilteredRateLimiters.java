@@ -33,6 +33,8 @@ final class PrefilteredRateLimiters implements RateLimiters {
 
     @Override public dev.sluice.limiter.StoreStatistics storeStatistics() { return delegate.storeStatistics(); }
 
+    @Override public long[] sharedValue(String name, long[] words) { return delegate.sharedValue(name, words); }
+
     @Override
     public RateLimiter limiter(String name, LimitSpec spec, LimiterOptions options) {
         return LocalPrefilter.wrap(delegate.limiter(name, spec, options), options(spec));

@@ -1,6 +1,5 @@
 package dev.sluice.spring;
 
-import dev.sluice.limiter.Keys;
 import dev.sluice.limiter.Lease;
 import dev.sluice.limiter.PartitionedRateLimiter;
 import dev.sluice.http.HttpDecision;
@@ -276,7 +275,7 @@ final class RateLimitedPostProcessor extends AbstractBeanFactoryAwareAdvisingPos
                 }
                 throw refused;
             }
-            String partition = Keys.sha256(identity);
+            String partition = decider.partition(identity);
             Function<Lease, RuntimeException> refusal = lease -> lease.isAcquired() || shadow ? null
                     : refused(a.policy(), lease, decider.refusal(a.policy(), partition, lease, a.permits()),
                             decider.config().problemType());

@@ -44,6 +44,8 @@ public final class SluiceRateLimiters implements RateLimiters {
 
     @Override public dev.sluice.limiter.StoreStatistics storeStatistics() { return delegate.storeStatistics(); }
 
+    @Override public long[] sharedValue(String name, long[] words) { return delegate.sharedValue(name, words); }
+
     @Override
     public RateLimiter limiter(String name, LimitSpec spec, LimiterOptions options) {
         return delegate.limiter(name, spec, options);

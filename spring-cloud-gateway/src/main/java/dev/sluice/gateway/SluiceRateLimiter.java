@@ -1,25 +1,30 @@
 package dev.sluice.gateway;
 
-import dev.sluice.limiter.Keys;
+import dev.sluice.limiter.AllOrNothing;
 import dev.sluice.limiter.Lease;
 import dev.sluice.limiter.PartitionedRateLimiter;
 import dev.sluice.http.HttpRateLimiter;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import org.springframework.cloud.gateway.event.FilterArgsEvent;
 import org.springframework.cloud.gateway.filter.ratelimit.AbstractRateLimiter;
 import org.springframework.cloud.gateway.support.ConfigurationService;
 import reactor.core.publisher.Mono;
 
 /**
- * A {@code RateLimiter} for the gateway's {@code RequestRateLimiter} filter on a Sluice policy, so the budget
+ * A {@code RateLimiter} for the gateway's {@code RequestRateLimiter} filter on Sluice policies, so the budget
  * lives in the application's Sluice store (Hazelcast, JCache, in-process) instead of Redis. The route names the
- * policy ({@code args: {rate-limiter: "#{@sluiceRateLimiter}", sluice-rate-limiter.policy: per-client}}); the
- * key resolver's key is hashed and counted under it, one permit a request (or {@code permits}). A refusal
- * carries the policy's {@code RateLimit-Policy}, {@code RateLimit} and {@code Retry-After} headers; the status
- * and the empty body are {@code RequestRateLimiter}'s (use the {@code Sluice} filter for the problem body). When
- * the store cannot decide, the policy's failure mode answers: {@code allow} allows, {@code deny} refuses
- * (the gateway's 429, not a 503), {@code throw} fails the request.
+ * policies ({@code args: {rate-limiter: "#{@sluiceRateLimiter}", sluice-rate-limiter.policy: "per-client, tight"}});
+ * the key resolver's key is keyed-hashed as Sluice's filters hash identities and counted under each policy, in
+ * order, one permit a request (or {@code permits}), all or nothing: a refusal by a later policy gives back what
+ * the earlier ones granted. A name that {@code sluice.policies} does not define fails the route, and so start-up.
+ * A refusal carries the refusing policy's {@code RateLimit-Policy}, {@code RateLimit} and {@code Retry-After}
+ * headers; the status and the empty body are {@code RequestRateLimiter}'s (use the {@code Sluice} filter for the
+ * problem body). When the store cannot decide, the policy's failure mode answers: {@code allow} allows,
+ * {@code deny} refuses (the gateway's 429, not a 503), {@code throw} fails the request.
  */
 public class SluiceRateLimiter extends AbstractRateLimiter<SluiceRateLimiter.Config> {
     /** The prefix of the route's arguments for this limiter. */
@@ -32,25 +37,72 @@ public class SluiceRateLimiter extends AbstractRateLimiter<SluiceRateLimiter.Con
         this.rateLimiter = Objects.requireNonNull(rateLimiter, "rateLimiter");
     }
 
+    /**
+     * Binds a route's arguments, as the gateway does while it builds the route, and checks them then.
+     *
+     * @throws IllegalArgumentException if the route names no policy, or one {@code sluice.policies} does not define
+     */
+    @Override
+    public void onApplicationEvent(FilterArgsEvent event) {
+        super.onApplicationEvent(event);
+        Config config = getConfig().get(event.getRouteId());
+        if (config != null) {
+            check(event.getRouteId(), config);
+        }
+    }
+
+    private List<String> check(String routeId, Config config) {
+        List<String> policies = config == null ? List.of() : config.policyNames();
+        if (policies.isEmpty()) {
+            throw new IllegalArgumentException("route '" + routeId + "' uses RequestRateLimiter on Sluice but gives no "
+                    + CONFIGURATION_PROPERTY_NAME + ".policy; expected policies of sluice.policies "
+                    + rateLimiter.config().policies().keySet());
+        }
+        for (String p : policies) {
+            if (rateLimiter.limiter(p) == null) {
+                throw new IllegalArgumentException("route '" + routeId + "' gives " + CONFIGURATION_PROPERTY_NAME
+                        + ".policy '" + p + "', which is not defined; defined policies (sluice.policies.<name>): "
+                        + rateLimiter.config().policies().keySet());
+            }
+            if (policies.indexOf(p) != policies.lastIndexOf(p)) {
+                throw new IllegalArgumentException("route '" + routeId + "' gives " + CONFIGURATION_PROPERTY_NAME
+                        + ".policy '" + p + "' twice");
+            }
+        }
+        return policies;
+    }
+
     @Override
     public Mono<Response> isAllowed(String routeId, String id) {
         Config config = getConfig().get(routeId);
-        String policy = config == null ? null : config.getPolicy();
-        PartitionedRateLimiter<String> limiter = policy == null ? null : rateLimiter.limiter(policy);
-        if (limiter == null) {
-            return Mono.error(new IllegalArgumentException("route '" + routeId + "' gives " + CONFIGURATION_PROPERTY_NAME
-                    + ".policy=" + policy + "; expected a policy of sluice.policies "
-                    + rateLimiter.config().policies().keySet()));
+        List<String> policies;
+        try {
+            policies = check(routeId, config);
+        } catch (IllegalArgumentException e) {
+            return Mono.error(e);
         }
         long permits = config.getPermits();
-        String partition = Keys.sha256(id);
-        return Mono.fromFuture(() -> limiter.acquireAsync(partition, permits)).map(lease -> {
-            if (lease.isAcquired()) {
-                lease.close(); // a concurrency lease cannot outlive the call here: RequestRateLimiter has no end hook
-                return new Response(true, Map.of());
-            }
-            return new Response(false, headers(rateLimiter, policy, partition, lease, permits));
-        });
+        String partition = rateLimiter.partition(id);
+        List<AllOrNothing.Step> steps = new ArrayList<>(policies.size());
+        for (String policy : policies) {
+            PartitionedRateLimiter<String> limiter = rateLimiter.limiter(policy);
+            steps.add(() -> limiter.acquireAsync(partition, permits));
+        }
+        return Mono.fromFuture(() -> AllOrNothing.acquire("the policies of route '" + routeId + "'", steps))
+                .flatMap(result -> {
+                    AllOrNothing.Answer last = result.last();
+                    if (!result.stopped()) {
+                        // a concurrency lease cannot outlive the call here: RequestRateLimiter has no end hook
+                        result.leases().forEach(Lease::close);
+                        return Mono.just(new Response(true, Map.of()));
+                    }
+                    if (last.failure() != null) {
+                        return Mono.error(last.failure());
+                    }
+                    String policy = policies.get(result.answers().size() - 1);
+                    return Mono.just(new Response(false, headers(rateLimiter, policy, partition, last.lease(),
+                            permits)));
+                });
     }
 
     private static Map<String, String> headers(HttpRateLimiter rateLimiter, String policy, String partition,
@@ -61,7 +113,10 @@ public class SluiceRateLimiter extends AbstractRateLimiter<SluiceRateLimiter.Con
         return headers;
     }
 
-    /** A route's arguments: {@code sluice-rate-limiter.policy} and {@code sluice-rate-limiter.permits}. */
+    /**
+     * A route's arguments: {@code sluice-rate-limiter.policy} (one policy, or several comma-separated, decided in
+     * order) and {@code sluice-rate-limiter.permits}.
+     */
     public static class Config {
         private String policy;
         private long permits = 1;
@@ -82,6 +137,18 @@ public class SluiceRateLimiter extends AbstractRateLimiter<SluiceRateLimiter.Con
         public Config setPermits(long permits) {
             this.permits = permits;
             return this;
+        }
+
+        List<String> policyNames() {
+            List<String> names = new ArrayList<>();
+            if (policy != null) {
+                for (String name : policy.split(",")) {
+                    if (!name.isBlank()) {
+                        names.add(name.strip());
+                    }
+                }
+            }
+            return names;
         }
     }
 }

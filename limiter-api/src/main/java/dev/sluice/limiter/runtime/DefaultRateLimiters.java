@@ -116,6 +116,12 @@ final class DefaultRateLimiters implements RateLimiters {
     }
 
     @Override
+    public long[] sharedValue(String name, long[] words) {
+        checkOpen();
+        return store.putIfAbsent(Keys.limiterKey(keyPrefix, name), words.clone());
+    }
+
+    @Override
     public void close() {
         if (closed) {
             return;

@@ -83,6 +83,17 @@ public interface DecisionStore extends AutoCloseable {
         return dev.sluice.limiter.StoreStatistics.UNKNOWN;
     }
 
+    /**
+     * Stores {@code words} under {@code key} unless the key holds a value already, and returns what the key holds
+     * then: for a setting every replica must share, such as the fingerprint of a secret. No algorithm ever runs on
+     * such a key. The default keeps nothing and returns null: the replicas cannot be compared through this store.
+     *
+     * @throws RuntimeException if the store cannot be reached
+     */
+    default long[] putIfAbsent(String key, long[] words) {
+        return null;
+    }
+
     /** Releases what the store itself owns (never the user's cluster or cache). */
     @Override
     default void close() {}
