@@ -196,7 +196,8 @@ public record SluiceSettings(Map<String, PolicySettings> policies, Map<String, R
      * @param maxBytes the bound in bytes, in key units of {@value Capacity#ESTIMATED_BYTES_PER_KEY} bytes
      * @param heapPercent the bound as a share of the heap
      * @param policy what the store does at the bound (default overflow)
-     * @param overflowCells overflow cells per policy and algorithm (default half the bound)
+     * @param overflowCells overflow cells per limiter and algorithm (default: in-process a quarter of the bound, on
+     *     Hazelcast 4096, the same on every member)
      */
     public record CapacitySettings(Long maxKeys, Long maxBytes, Integer heapPercent, CapacityPolicy policy,
             Integer overflowCells) {}
