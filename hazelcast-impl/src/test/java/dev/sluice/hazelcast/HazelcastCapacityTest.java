@@ -35,7 +35,7 @@ import org.junit.jupiter.api.Test;
  * overflow redirect also cross the wire). The member reads a manual clock, so windows move only when a test says.
  */
 final class HazelcastCapacityTest {
-    private static final int PORT = 8201;
+    private static final int[] PORT = FreePorts.take(1);
     private static final int BOUND = 710;
     private static final int TINY = 50;
     private static final LimitSpec FLOOD = LimitSpec.fixedWindow(10, Duration.ofHours(1));
@@ -54,7 +54,7 @@ final class HazelcastCapacityTest {
         config.getUserContext().put(SluiceHazelcast.CLOCK_KEY, CLOCK);
         member = Hazelcast.newHazelcastInstance(config);
         client = HazelcastClient.newHazelcastClient(HazelcastCoalescingTest.clientConfig("sluice-capacity",
-                "127.0.0.1:" + PORT));
+                FreePorts.addresses(PORT).get(0)));
     }
 
     @AfterAll

@@ -43,12 +43,10 @@ final class HazelcastCoalescingTest {
     private static final List<HazelcastInstance> members = new ArrayList<>();
     private static HazelcastInstance client;
 
-    static Config memberConfig(String cluster, int basePort, int index) {
-        List<String> started = new ArrayList<>();
-        for (int j = 0; j <= index; j++) {
-            started.add("127.0.0.1:" + (basePort + j));
-        }
-        Config config = SluiceMember.loopbackConfig(cluster, "127.0.0.1", basePort + index, started);
+    /** Member {@code index} of a cluster on {@code ports} (from {@link FreePorts}), joining those before it. */
+    static Config memberConfig(String cluster, int[] ports, int index) {
+        List<String> started = FreePorts.addresses(java.util.Arrays.copyOf(ports, index + 1));
+        Config config = SluiceMember.loopbackConfig(cluster, "127.0.0.1", ports[index], started);
         config.setInstanceName(cluster + "-" + index);
         config.setProperty("hazelcast.partition.count", "71");
         config.setProperty("hazelcast.logging.type", "none");
@@ -67,11 +65,12 @@ final class HazelcastCoalescingTest {
 
     @BeforeAll
     static void start() {
+        int[] ports = FreePorts.take(2);
         for (int i = 0; i < 2; i++) {
-            members.add(Hazelcast.newHazelcastInstance(memberConfig("sluice-coalescing", 6201, i)));
+            members.add(Hazelcast.newHazelcastInstance(memberConfig("sluice-coalescing", ports, i)));
         }
-        client = HazelcastClient.newHazelcastClient(clientConfig("sluice-coalescing", "127.0.0.1:6201",
-                "127.0.0.1:6202"));
+        client = HazelcastClient.newHazelcastClient(clientConfig("sluice-coalescing",
+                FreePorts.addresses(ports).toArray(String[]::new)));
     }
 
     @AfterAll
@@ -204,8 +203,9 @@ final class HazelcastCoalescingTest {
      */
     @Test
     void backups_afterOwnerLoss_holdThePrimarysStates() throws Exception {
-        HazelcastInstance a = Hazelcast.newHazelcastInstance(memberConfig("sluice-coalescing-backup", 6211, 0));
-        HazelcastInstance b = Hazelcast.newHazelcastInstance(memberConfig("sluice-coalescing-backup", 6211, 1));
+        int[] ports = FreePorts.take(2);
+        HazelcastInstance a = Hazelcast.newHazelcastInstance(memberConfig("sluice-coalescing-backup", ports, 0));
+        HazelcastInstance b = Hazelcast.newHazelcastInstance(memberConfig("sluice-coalescing-backup", ports, 1));
         try {
             HazelcastDecisionStore store = store(a);
             List<String> names = new ArrayList<>();

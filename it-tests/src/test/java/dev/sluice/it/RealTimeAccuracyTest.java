@@ -55,7 +55,7 @@ final class RealTimeAccuracyTest {
 
     @BeforeAll
     static void start() throws Exception {
-        cluster = TestCluster.start("sluice-realtime", 7301, 3, null); // null: the members' own cluster time
+        cluster = TestCluster.start("sluice-realtime", 3, null); // null: the members' own cluster time
         client = cluster.addClient(SluiceHazelcast.configure(cluster.clientConfig()));
         // No run may straddle the partitions' first migrations: a key whose owner changes mid-run moves to
         // another member's clock, and a stalled migration starves the lower bound. Then a short run warms up

@@ -62,7 +62,7 @@ final class FaultOwnerKilledTest {
      */
     @Test
     void ownerKilledUnderLoad_neverOverAdmitsAndBudgetsSurvive() throws Exception {
-        try (FaultCluster cluster = FaultCluster.start("faults-owner-killed", 6001, 3)) {
+        try (FaultCluster cluster = FaultCluster.start("faults-owner-killed", 3)) {
             Duration timeout = Duration.ofSeconds(5);
             List<HazelcastInstance> clients = List.of(cluster.client(timeout), cluster.client(timeout));
             clients.forEach(c -> FaultCluster.awaitMembers(c, 3, Duration.ofSeconds(30)));
@@ -192,7 +192,7 @@ final class FaultOwnerKilledTest {
      */
     @Test
     void ownerKilledUnderLoad_oneSecondWindows_neverAdmitMoreThanTheirLimitPerWindow() throws Exception {
-        try (FaultCluster cluster = FaultCluster.start("faults-owner-killed-realtime", 7401, 3)) {
+        try (FaultCluster cluster = FaultCluster.start("faults-owner-killed-realtime", 3)) {
             Duration timeout = Duration.ofSeconds(5);
             List<HazelcastInstance> clients = List.of(cluster.client(timeout), cluster.client(timeout));
             clients.forEach(c -> FaultCluster.awaitMembers(c, 3, Duration.ofSeconds(30)));
