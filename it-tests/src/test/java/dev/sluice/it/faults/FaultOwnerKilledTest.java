@@ -187,8 +187,8 @@ final class FaultOwnerKilledTest {
      * on keys owned by one member, 8 callers each for 8 s; 3 s in, that owner is killed with SIGKILL. Every
      * grant is checked against its algorithm's invariant ({@link RealTimeAccuracy}): at most N per window
      * across the kill, so neither the promotion of the backups nor a retried step admits more. Failures follow
-     * {@code DENY} (a degraded refusal), so the stall while the cluster repartitions shows as refusals, and the
-     * lower bound (half of what saturating demand must get) still holds over the whole run.
+     * {@code DENY} (a degraded refusal), so the stall while the cluster repartitions shows as refusals that need no
+     * cause, and every refusal the store decided must have had one. Every check reads the deciding member's clock.
      */
     @Test
     void ownerKilledUnderLoad_oneSecondWindows_neverAdmitMoreThanTheirLimitPerWindow() throws Exception {
