@@ -504,10 +504,11 @@ public final class RealTimeAccuracy {
      * Every {@link #liveChanges()} pair at once on a real store: five taken by the old spec on the first replica,
      * then the new spec on the last. Touched by the new spec (a refusal) before the old state expires, the key
      * grants nothing more until the new spec's own hold on those five ends; untouched until after the old
-     * state's expiry, it starts over with the new spec's full limit. Times are the caller's clock, widened by
-     * {@link #LIVE_TOLERANCE_MILLIS} for the deciding node's: these checks compare instants a second apart on two
-     * members, where a run's own checks compare neighbouring grants. Returns what went wrong, nothing when all
-     * held.
+     * state's expiry, it starts over with the new spec's full limit. The instants compared are the store's: each
+     * grant's decision time, the old state's expiry (the last grant's time plus its reset-after, which is how long
+     * the store keeps it), and, where a refusal's time is needed, its send and answer moved into the store's clock
+     * by the offsets the five grants show, always in the direction that can only excuse the store. Returns what
+     * went wrong, nothing when all held.
      */
     public static List<String> liveChange(String backend, List<RateLimiters> replicas, LimiterOptions options)
             throws InterruptedException {
@@ -540,8 +541,11 @@ public final class RealTimeAccuracy {
 
     private static final long OLD_MILLIS = 330;
     private static final long NEW_MILLIS = 2_370;
-    /** The most the deciding node's clock may differ from the caller's over a live change's few seconds. */
-    static final long LIVE_TOLERANCE_MILLIS = 60;
+    /**
+     * How long past the old state's expiry (the store's clock, estimated from the caller's) the new spec may still
+     * see it: the wait for a busy store to catch up, not a tolerance of any check.
+     */
+    private static final long CATCH_UP_MILLIS = 3_000;
 
     private static long alignEnd(long t, long window) {
         return t - Math.floorMod(t, window) + window;
@@ -553,45 +557,73 @@ public final class RealTimeAccuracy {
         }
     }
 
-    /** Five taken by {@code before} from 25 ms into one of its windows; the first request's send time. */
-    private static long fiveTaken(RateLimiter old) throws InterruptedException {
-        sleepUntil(alignEnd(System.currentTimeMillis(), OLD_MILLIS) + LIVE_TOLERANCE_MILLIS + 5);
-        long firstSent = System.currentTimeMillis();
-        for (int i = 0; i < 5; i++) {
-            if (!old.tryAcquire(1).isAcquired()) {
-                throw new IllegalStateException("the old spec refused its grant " + i);
-            }
+    /**
+     * The five grants of the old spec, in the store's clock: the first and last decision times, the old state's
+     * expiry, and the bounds they put on the store's offset from the caller's clock ({@code store - caller}).
+     */
+    private record Five(long firstDecided, long lastDecided, long expiresAt, long offsetLow, long offsetHigh) {
+        /** The latest the store can have decided a request answered at {@code answered} (caller's clock). */
+        long decidedNoLaterThan(long answered) {
+            return answered + offsetHigh;
         }
-        return firstSent;
-    }
 
-    /** The earliest the old spec's state can expire, for grants first sent at {@code firstSent}. */
-    private static long oldExpiresNoEarlierThan(LimitSpec before, long firstSent) {
-        long decided = firstSent - LIVE_TOLERANCE_MILLIS;
-        if (before instanceof LimitSpec.FixedWindow) {
-            return alignEnd(decided, OLD_MILLIS);
+        /** The earliest the store can have decided a request sent at {@code sent} (caller's clock). */
+        long decidedNoEarlierThan(long sent) {
+            return sent + offsetLow;
         }
-        if (before instanceof LimitSpec.SlidingWindow) {
-            return (Math.floorDiv(decided, OLD_MILLIS / 2) + 2) * (OLD_MILLIS / 2);
+
+        /** The caller's clock at which the store's reaches {@code storeTime}, if its offset holds. */
+        long callerTimeOf(long storeTime) {
+            return storeTime - offsetLow;
         }
-        if (before instanceof LimitSpec.SlidingCounter) {
-            return alignEnd(decided, OLD_MILLIS) + OLD_MILLIS;
+
+        @Override
+        public String toString() {
+            return "five decided " + firstDecided + ".." + lastDecided + ", expiring at " + expiresAt
+                    + " (the store's clock; its offset from the caller's within [" + offsetLow + ", " + offsetHigh + "] ms)";
         }
-        return decided + OLD_MILLIS; // the log's first entry, the bucket's refill phase
     }
 
     /**
-     * Until when the new spec, having moved the five to its own expiry, grants nothing (deciding node's clock),
-     * for a touch decided at {@code touched} and grants first sent at {@code firstSent}.
+     * Five taken by {@code old} early in one of its windows, or null if one was refused (the window turned between
+     * them on a busy machine: the caller tries a fresh key).
      */
-    private static long newHoldsUntil(LimitSpec after, long firstSent, long touched) {
+    private static Five fiveTaken(RateLimiter old) throws InterruptedException {
+        sleepUntil(alignEnd(System.currentTimeMillis(), OLD_MILLIS) + 25);
+        long first = Long.MAX_VALUE;
+        long last = Long.MIN_VALUE;
+        long expires = Long.MIN_VALUE;
+        long low = Long.MAX_VALUE;
+        long high = Long.MIN_VALUE;
+        for (int i = 0; i < 5; i++) {
+            long sent = System.currentTimeMillis();
+            Lease lease = old.tryAcquire(1);
+            long answered = System.currentTimeMillis();
+            if (!lease.isAcquired()) {
+                return null;
+            }
+            long decided = DecisionTimes.of(lease)[0];
+            first = Math.min(first, decided);
+            last = Math.max(last, decided);
+            expires = Math.max(expires, decided + lease.resetAfter().toMillis());
+            low = Math.min(low, decided - answered);
+            high = Math.max(high, decided - sent);
+        }
+        return new Five(first, last, expires, low, high);
+    }
+
+    /**
+     * Until when the new spec, having moved the five to its own expiry, grants nothing (the store's clock), for a
+     * touch decided no earlier than {@code touched}.
+     */
+    private static long newHoldsUntil(LimitSpec after, Five five, long touched) {
         if (after instanceof LimitSpec.FixedWindow || after instanceof LimitSpec.SlidingCounter) {
             return alignEnd(touched, NEW_MILLIS);
         }
         if (after instanceof LimitSpec.SlidingWindow) {
             return (Math.floorDiv(touched, NEW_MILLIS / 2) + 2) * (NEW_MILLIS / 2);
         }
-        return firstSent + NEW_MILLIS; // the log's entries, the bucket's first refill
+        return five.firstDecided + NEW_MILLIS; // the log's entries, the bucket's first refill
     }
 
     private static String touchedByTheNewSpec(List<RateLimiters> replicas, LimitSpec before, LimitSpec after,
@@ -600,65 +632,101 @@ public final class RealTimeAccuracy {
             String name = "live-touched-" + after.algorithm() + "-" + UUID.randomUUID();
             RateLimiter old = replicas.get(0).limiter(name, before, options);
             RateLimiter changed = replicas.get(replicas.size() - 1).limiter(name, after, options);
-            long firstSent = fiveTaken(old);
+            Five five = fiveTaken(old);
+            if (five == null) {
+                continue;
+            }
             long touchSent = System.currentTimeMillis();
-            boolean touchGranted = changed.tryAcquire(1).isAcquired();
+            Lease touch = changed.tryAcquire(1);
             long touchAnswered = System.currentTimeMillis();
-            if (touchAnswered + LIVE_TOLERANCE_MILLIS >= oldExpiresNoEarlierThan(before, firstSent)) {
+            if (touch.isAcquired()) {
+                long decided = DecisionTimes.of(touch)[0];
+                if (decided < five.expiresAt) {
+                    return "granted on the first ask by the new spec at " + decided + ", before the old state's expiry ("
+                            + five + ")";
+                }
+                continue; // decided after the old state's expiry: a fresh start is right; try again, faster
+            }
+            if (five.decidedNoLaterThan(touchAnswered) >= five.expiresAt) {
                 continue; // the old state may have expired before the touch: try again, faster
             }
-            if (touchGranted) {
-                return "granted on the first ask by the new spec, before the old state's expiry";
-            }
-            long holds = newHoldsUntil(after, firstSent - LIVE_TOLERANCE_MILLIS, touchSent - LIVE_TOLERANCE_MILLIS);
+            long holds = newHoldsUntil(after, five, five.decidedNoEarlierThan(touchSent));
             int asked = 0;
-            while (true) {
-                long sent = System.currentTimeMillis();
-                if (sent + LIVE_TOLERANCE_MILLIS >= holds) {
-                    break;
-                }
-                boolean granted = changed.tryAcquire(1).isAcquired();
-                long answered = System.currentTimeMillis();
+            while (five.decidedNoEarlierThan(System.currentTimeMillis()) < holds) {
+                Lease lease = changed.tryAcquire(1);
                 asked++;
-                if (granted && answered + LIVE_TOLERANCE_MILLIS < holds) {
-                    return "granted " + (answered - firstSent) + " ms after the five, although the new spec holds them "
-                            + (holds - firstSent) + " ms (started over; " + asked + " asked)";
+                if (lease.isAcquired()) {
+                    long decided = DecisionTimes.of(lease)[0];
+                    if (decided < holds) {
+                        return "granted at " + decided + ", " + (decided - five.firstDecided) + " ms after the five,"
+                                + " although the new spec holds them until " + holds + " (started over; " + asked
+                                + " asked; " + five + ")";
+                    }
+                    break; // the store's clock is past the hold already
                 }
                 Thread.sleep(15);
             }
             // Not a limiter that refuses everything: the new spec grants again once its own hold has passed.
-            long again = newHoldsUntil(after, touchAnswered + LIVE_TOLERANCE_MILLIS, touchAnswered + LIVE_TOLERANCE_MILLIS)
-                    + LIVE_TOLERANCE_MILLIS + (after instanceof LimitSpec.SlidingCounter ? NEW_MILLIS : 0);
-            sleepUntil(again);
-            for (int i = 0; i < 20; i++) {
+            long touchedLate = five.decidedNoLaterThan(touchAnswered);
+            long again = newHoldsUntil(after, new Five(touchedLate, touchedLate, 0, 0, 0), touchedLate)
+                    + (after instanceof LimitSpec.SlidingCounter ? NEW_MILLIS : 0);
+            sleepUntil(five.callerTimeOf(again));
+            long giveUp = System.currentTimeMillis() + CATCH_UP_MILLIS;
+            while (System.currentTimeMillis() < giveUp) {
                 if (changed.tryAcquire(1).isAcquired()) {
                     return null;
                 }
                 Thread.sleep(10);
             }
-            return "never granted again after the new spec's hold ended";
+            return "never granted again after the new spec's hold ended at " + again + " (" + five + ")";
         }
         return "could not ask the new spec before the old state expired in 5 attempts";
     }
 
     private static String untouchedUntilTheOldExpiry(List<RateLimiters> replicas, LimitSpec before, LimitSpec after,
             LimiterOptions options) throws InterruptedException {
-        String name = "live-untouched-" + after.algorithm() + "-" + UUID.randomUUID();
-        RateLimiter old = replicas.get(0).limiter(name, before, options);
-        RateLimiter changed = replicas.get(replicas.size() - 1).limiter(name, after, options);
-        fiveTaken(old);
-        long lastAnswered = System.currentTimeMillis() + LIVE_TOLERANCE_MILLIS;
-        long expired = before instanceof LimitSpec.FixedWindow ? alignEnd(lastAnswered, OLD_MILLIS)
-                : before instanceof LimitSpec.SlidingWindow ? (Math.floorDiv(lastAnswered, OLD_MILLIS / 2) + 2) * (OLD_MILLIS / 2)
-                : before instanceof LimitSpec.SlidingCounter ? alignEnd(lastAnswered, OLD_MILLIS) + OLD_MILLIS
-                : lastAnswered + OLD_MILLIS;
-        sleepUntil(expired + LIVE_TOLERANCE_MILLIS + 5); // past the expiry on the deciding node's clock too
-        int granted = 0;
-        for (int i = 0; i < 6; i++) {
-            granted += changed.tryAcquire(1).isAcquired() ? 1 : 0;
+        for (int attempt = 0; attempt < 5; attempt++) {
+            String name = "live-untouched-" + after.algorithm() + "-" + UUID.randomUUID();
+            RateLimiter old = replicas.get(0).limiter(name, before, options);
+            RateLimiter changed = replicas.get(replicas.size() - 1).limiter(name, after, options);
+            Five five = fiveTaken(old);
+            if (five == null) {
+                continue;
+            }
+            sleepUntil(five.callerTimeOf(five.expiresAt) + 5);
+            // The first ask must reach the store after the expiry on the store's clock. The old spec's probe (0
+            // permits) neither consumes nor moves the state to another spec (the new spec's would: a touch), and
+            // sees a full budget once the store's clock has reached the old state's end.
+            long giveUp = System.currentTimeMillis() + CATCH_UP_MILLIS;
+            long probed = 0;
+            long freshAt = -1;
+            while (System.currentTimeMillis() < giveUp) {
+                probed++;
+                if (old.tryAcquire(0).remaining() == 5) {
+                    freshAt = System.currentTimeMillis();
+                    break;
+                }
+                Thread.sleep(5);
+            }
+            if (freshAt < 0) {
+                return "the old state outlived its expiry by " + CATCH_UP_MILLIS + " ms: the old spec's probe never saw"
+                        + " a fresh budget in " + probed + " probes (" + five + ")";
+            }
+            int granted = 0;
+            long firstDecided = -1;
+            for (int i = 0; i < 6; i++) {
+                Lease lease = changed.tryAcquire(1);
+                if (lease.isAcquired()) {
+                    granted++;
+                    firstDecided = firstDecided < 0 ? DecisionTimes.of(lease)[0] : firstDecided;
+                }
+            }
+            return granted == 5 ? null : "first asked after the old state's expiry (a probe saw the budget fresh after "
+                    + probed + " probes, " + (freshAt - five.callerTimeOf(five.expiresAt)) + " ms past the estimate),"
+                    + " the new spec granted " + granted + " of 6, not a fresh 5 (first grant decided at " + firstDecided
+                    + "; " + five + ")";
         }
-        return granted == 5 ? null : "first asked after the old state's expiry, the new spec granted " + granted
-                + " of 6, not a fresh 5";
+        return "the old spec refused one of its five in 5 attempts";
     }
 
     /** A short, readable form of a spec for the report. */
