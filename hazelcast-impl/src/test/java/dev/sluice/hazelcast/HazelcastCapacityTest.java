@@ -29,7 +29,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The maps' bound on a real member (port 8201, 71 partitions): map {@code sluice} keeps its states and shares
+ * The maps' bound on a real member (a free port, 71 partitions): map {@code sluice} keeps its states and shares
  * overflow cells at 710 keys per member (the default policy), map {@code refusing} refuses new keys at 710, map
  * {@code evicting} evicts (the explicit opt-in). Callers: the member itself and a client (so a capacity refusal and an
  * overflow redirect also cross the wire). The member reads a manual clock, so windows move only when a test says.

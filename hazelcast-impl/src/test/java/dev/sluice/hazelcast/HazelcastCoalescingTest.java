@@ -31,9 +31,9 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Coalescing on a real 2-member loopback cluster (ports 6201-6202) and a client: exact under 32 threads on
+ * Coalescing on a real 2-member loopback cluster (free ports) and a client: exact under 32 threads on
  * one hot key and on 1,000 keys, batching really happens (hops < decisions), and the backups hold exactly
- * the primary's states (checked by terminating a member, ports 6211-6212).
+ * the primary's states (checked by terminating a member of a second cluster).
  */
 final class HazelcastCoalescingTest {
     private static final int THREADS = 32;
