@@ -38,7 +38,8 @@ final class HazelcastCallbackExecutorTest {
 
     @BeforeAll
     static void start() {
-        member = Hazelcast.newHazelcastInstance(HazelcastCoalescingTest.memberConfig("sluice-callbacks", FreePorts.take(1), 0));
+        member = Hazelcast.newHazelcastInstance(
+                HazelcastCoalescingTest.memberConfig("sluice-callbacks", FreePorts.take(1), 0));
     }
 
     @AfterAll

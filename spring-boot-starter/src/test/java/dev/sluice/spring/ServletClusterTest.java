@@ -22,8 +22,9 @@ import org.springframework.context.ConfigurableApplicationContext;
 
 /**
  * Two Spring MVC applications, each with Boot's Hazelcast member from {@code hazelcast.yaml} (on ports the
- * system reports free, which the file reads from system properties) and no Sluice code but {@code application.yml} (the README's) and one {@link RateLimited}
- * method, form one cluster and share one budget per client.
+ * system reports free, which the file reads from system properties) and no Sluice code but
+ * {@code application.yml} (the README's) and one {@link RateLimited} method, form one cluster and share one
+ * budget per client.
  */
 @SpringBootTest(classes = ServletApp.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 class ServletClusterTest {

@@ -270,19 +270,22 @@ public final class RealTimeAccuracy {
                 check = concurrency(list, c.permitLimit(), c.leaseDurationMillis(), offsetLow);
                 allowed = c.permitLimit();
             } else {
-                check = Check.NONE;
+                // A chain's links are keys of their own, each decided on its own owner's clock.
                 List<LimitSpec> keys = spec == CHAIN ? CHAIN.components() : List.of(spec);
+                double worst = 0;
+                String violation = null;
                 allowed = Long.MAX_VALUE;
                 for (int k = 0; k < keys.size(); k++) {
                     long[] times = decided(list, k);
                     Check one = rate(times, keys.get(k));
-                    check = one.worstRatio > check.worstRatio || check.violation == null && one.violation != null
-                            ? new Check(Math.max(one.worstRatio, check.worstRatio),
-                                    check.violation != null ? check.violation : one.violation)
-                            : check;
-                    allowed = Math.min(allowed, times.length == 0 ? 0 : bound(keys.get(k), times[0], times[times.length - 1]));
+                    worst = Math.max(worst, one.worstRatio);
+                    violation = violation != null ? violation : one.violation;
+                    allowed = Math.min(allowed,
+                            times.length == 0 ? 0 : bound(keys.get(k), times[0], times[times.length - 1]));
                 }
-                // A chain's link may refuse for the grants the other link's refusals gave back: no cause is read.
+                check = new Check(worst, violation);
+                // A chain's log also refuses for grants the chain gave back when its bucket refused, which no lease
+                // records: no cause can be read for a chain's refusals.
                 if (spec != CHAIN && !list.isEmpty()) {
                     uncaused = uncausedRefusals(spec, decided(list, 0), refused, offsetLow, offsetHigh);
                 }
@@ -291,8 +294,8 @@ public final class RealTimeAccuracy {
             if (violation == null && !failures.isEmpty()) {
                 violation = "failures, e.g. " + failures.peek();
             }
-            return new Result(backend, spec, list.size(), refused.size() + degraded.get(), failed.get(), allowed, check.worstRatio,
-                    uncaused, list.isEmpty() ? 0 : early, list.isEmpty() ? 0 : late, violation);
+            return new Result(backend, spec, list.size(), refused.size() + degraded.get(), failed.get(), allowed,
+                    check.worstRatio, uncaused, early, late, violation);
         }
     }
 
@@ -301,9 +304,7 @@ public final class RealTimeAccuracy {
         return grants.stream().mapToLong(g -> g.decided[k]).sorted().toArray();
     }
 
-    private record Check(double worstRatio, String violation) {
-        static final Check NONE = new Check(0, null);
-    }
+    private record Check(double worstRatio, String violation) {}
 
     /** Every (first, last) pair of decision times: the grants decided within fit the bound. */
     static Check rate(long[] decided, LimitSpec spec) {
@@ -580,7 +581,8 @@ public final class RealTimeAccuracy {
         @Override
         public String toString() {
             return "five decided " + firstDecided + ".." + lastDecided + ", expiring at " + expiresAt
-                    + " (the store's clock; its offset from the caller's within [" + offsetLow + ", " + offsetHigh + "] ms)";
+                    + " (the store's clock; its offset from the caller's within [" + offsetLow + ", " + offsetHigh
+                    + "] ms)";
         }
     }
 
@@ -642,8 +644,8 @@ public final class RealTimeAccuracy {
             if (touch.isAcquired()) {
                 long decided = DecisionTimes.of(touch)[0];
                 if (decided < five.expiresAt) {
-                    return "granted on the first ask by the new spec at " + decided + ", before the old state's expiry ("
-                            + five + ")";
+                    return "granted on the first ask by the new spec at " + decided
+                            + ", before the old state's expiry (" + five + ")";
                 }
                 continue; // decided after the old state's expiry: a fresh start is right; try again, faster
             }
@@ -723,8 +725,8 @@ public final class RealTimeAccuracy {
             }
             return granted == 5 ? null : "first asked after the old state's expiry (a probe saw the budget fresh after "
                     + probed + " probes, " + (freshAt - five.callerTimeOf(five.expiresAt)) + " ms past the estimate),"
-                    + " the new spec granted " + granted + " of 6, not a fresh 5 (first grant decided at " + firstDecided
-                    + "; " + five + ")";
+                    + " the new spec granted " + granted + " of 6, not a fresh 5 (first grant decided at "
+                    + firstDecided + "; " + five + ")";
         }
         return "the old spec refused one of its five in 5 attempts";
     }

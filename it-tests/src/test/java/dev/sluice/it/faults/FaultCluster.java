@@ -27,8 +27,8 @@ import java.util.stream.IntStream;
  * A cluster of member JVMs ({@link MemberProcess}) on 127.0.0.1, member {@code i} on {@link #port(int)}, a port
  * the system reported free when the cluster was made (kept across the member's restarts), started with the
  * {@code SluiceMember} launcher and the test classpath, plus the Hazelcast clients a test creates through it.
- * Fast start: no port auto-increment, TCP-IP join with members already started, 71 partitions, no shutdown hook of Hazelcast's own (a SIGTERM then shuts down gracefully through
- * the launcher's hook).
+ * Fast start: no port auto-increment, TCP-IP join with members already started, 71 partitions, no shutdown hook
+ * of Hazelcast's own (a SIGTERM then shuts down gracefully through the launcher's hook).
  *
  * <p>{@link #close()} shuts the clients down and kills every member JVM; use it in try-with-resources or
  * {@code @AfterAll}, with {@link Reaper} as a last resort.
