@@ -22,6 +22,16 @@ final class HazelcastBackends {
         return backend(name, clock, cluster, replicas);
     }
 
+    /** {@link #embedded(String, HazelcastCoalescing)}; {@code basePort} is ignored (ports are free ones). */
+    static Backend embedded(String name, int basePort, HazelcastCoalescing coalescing) {
+        return embedded(name, coalescing);
+    }
+
+    /** {@link #client(String, HazelcastCoalescing)}; {@code basePort} is ignored (ports are free ones). */
+    static Backend client(String name, int basePort, HazelcastCoalescing coalescing) {
+        return client(name, coalescing);
+    }
+
     /**
      * The client first (every single-replica test runs through it), then the 3 members, so the exactness
      * test spreads over 3 members and 1 client.
