@@ -4,7 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -20,8 +23,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Distributed end to end: both demo instances (two Hazelcast members on 127.0.0.1:5971-5972, two Jetty
- * servers on free ports) in one test, called over real HTTP. Every test uses its own API keys.
+ * Distributed end to end: both demo instances (two Hazelcast members and two Jetty servers on
+ * 127.0.0.1, all on free ports) in one test, called over real HTTP. Every test uses its own API keys.
  */
 final class DemoTest {
     /** One client for every test: {@code HttpClient} cannot be closed on Java 17. */
@@ -32,7 +35,7 @@ final class DemoTest {
 
     @BeforeAll
     static void startDemo() throws Exception {
-        cluster = DemoCluster.start(settings(5971, false));
+        cluster = DemoCluster.start(settings(false));
     }
 
     @AfterAll
@@ -111,11 +114,11 @@ final class DemoTest {
     }
 
     @Test
-    void tourOnly_everyCheckHolds_returnsZero() {
+    void tourOnly_everyCheckHolds_returnsZero() throws IOException {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
 
-        int status = SluiceDemo.run(settings(5973, true), out);
+        int status = SluiceDemo.run(settings(true), out);
 
         String printed = bytes.toString(StandardCharsets.UTF_8);
         assertEquals(0, status, printed);
@@ -123,10 +126,17 @@ final class DemoTest {
         assertTrue(!printed.contains("FAILED"), printed);
     }
 
-    /** A fresh cluster name, free HTTP ports, Hazelcast on {@code hazelcastPort} and the next port. */
-    private static DemoSettings settings(int hazelcastPort, boolean tourOnly) {
-        return new DemoSettings("sluice-demo-test-" + UUID.randomUUID(), "127.0.0.1", 0, 0, hazelcastPort,
-                hazelcastPort + 1, tourOnly);
+    /** A fresh cluster name, free HTTP ports, Hazelcast on two ports the system reports free. */
+    private static DemoSettings settings(boolean tourOnly) throws IOException {
+        int[] hazelcast = new int[2];
+        // Both sockets open at once, so the two ports differ.
+        try (ServerSocket a = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+                ServerSocket b = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            hazelcast[0] = a.getLocalPort();
+            hazelcast[1] = b.getLocalPort();
+        }
+        return new DemoSettings("sluice-demo-test-" + UUID.randomUUID(), "127.0.0.1", 0, 0, hazelcast[0],
+                hazelcast[1], tourOnly);
     }
 
     private static String newKey() {

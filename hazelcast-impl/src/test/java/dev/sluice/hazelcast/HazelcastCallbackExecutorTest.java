@@ -30,7 +30,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The callback executor (one member, port 7611): a user's executor continues the decisions and is never
+ * The callback executor (one member on a free port): a user's executor continues the decisions and is never
  * shut down by Sluice; the pool Sluice creates by default is shut down with the limiters.
  */
 final class HazelcastCallbackExecutorTest {
@@ -38,7 +38,8 @@ final class HazelcastCallbackExecutorTest {
 
     @BeforeAll
     static void start() {
-        member = Hazelcast.newHazelcastInstance(HazelcastCoalescingTest.memberConfig("sluice-callbacks", 7611, 0));
+        member = Hazelcast.newHazelcastInstance(
+                HazelcastCoalescingTest.memberConfig("sluice-callbacks", FreePorts.take(1), 0));
     }
 
     @AfterAll

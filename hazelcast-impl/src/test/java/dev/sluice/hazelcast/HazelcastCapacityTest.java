@@ -29,13 +29,13 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The maps' bound on a real member (port 8201, 71 partitions): map {@code sluice} keeps its states and shares
+ * The maps' bound on a real member (a free port, 71 partitions): map {@code sluice} keeps its states and shares
  * overflow cells at 710 keys per member (the default policy: three quarters of it for exact states, the rest for
- * cells), map {@code refusing} refuses new keys at 710, map {@code evicting} evicts (the explicit opt-in). Callers: the member itself and a client (so a capacity refusal and an
- * overflow redirect also cross the wire). The member reads a manual clock, so windows move only when a test says.
+ * cells), map {@code refusing} refuses new keys at 710, map {@code evicting} evicts (the explicit opt-in). Callers:
+ * the member itself and a client (so a capacity refusal and a decision on a cell also cross the wire). The member reads a manual clock, so windows move only when a test says.
  */
 final class HazelcastCapacityTest {
-    private static final int PORT = 8201;
+    private static final int[] PORT = FreePorts.take(1);
     private static final int BOUND = 710;
     private static final int TINY = 50;
     /** The exact states the tiny map takes before its keys go to cells. */
@@ -58,7 +58,7 @@ final class HazelcastCapacityTest {
         config.getUserContext().put(SluiceHazelcast.CLOCK_KEY, CLOCK);
         member = Hazelcast.newHazelcastInstance(config);
         client = HazelcastClient.newHazelcastClient(HazelcastCoalescingTest.clientConfig("sluice-capacity",
-                "127.0.0.1:" + PORT));
+                FreePorts.addresses(PORT).get(0)));
     }
 
     @AfterAll

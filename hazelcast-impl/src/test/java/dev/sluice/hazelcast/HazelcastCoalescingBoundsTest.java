@@ -37,7 +37,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The coalescer's bounds with a slow owner (one member, port 6241, whose clock blocks the next step when
+ * The coalescer's bounds with a slow owner (one member on a free port, whose clock blocks the next step when
  * armed): a full queue fails fast and retryably, a caller that gave up is never sent, and a stalled hop
  * does not hold up later decisions for more than {@code stallMillis}.
  */
@@ -74,7 +74,7 @@ final class HazelcastCoalescingBoundsTest {
 
     @BeforeAll
     static void start() {
-        Config config = HazelcastCoalescingTest.memberConfig("sluice-coalescing-bounds", 6241, 0);
+        Config config = HazelcastCoalescingTest.memberConfig("sluice-coalescing-bounds", FreePorts.take(1), 0);
         config.setProperty("hazelcast.operation.thread.count", "2");
         config.getUserContext().put(SluiceHazelcast.CLOCK_KEY, CLOCK);
         member = Hazelcast.newHazelcastInstance(config);

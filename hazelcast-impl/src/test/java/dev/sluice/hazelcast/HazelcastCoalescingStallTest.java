@@ -29,7 +29,7 @@ import org.junit.jupiter.api.Test;
  * behind a busy hop goes as an extra hop, so one hot key has many hops in flight at once, which the owner
  * may run in another order than they were sent. Each step is still atomic on the owner, so a limit of N
  * grants exactly N, and every grant was decided on its own state (the grants' {@code remaining} values
- * are N-1 down to 0, each exactly once). A 2-member loopback cluster (ports 7110-7111) and a client.
+ * are N-1 down to 0, each exactly once). A 2-member loopback cluster (on free ports) and a client.
  */
 final class HazelcastCoalescingStallTest {
     private static final int THREADS = 16;
@@ -42,14 +42,15 @@ final class HazelcastCoalescingStallTest {
 
     @BeforeAll
     static void start() {
+        int[] ports = FreePorts.take(2);
         for (int i = 0; i < 2; i++) {
             members.add(Hazelcast.newHazelcastInstance(
-                    HazelcastCoalescingTest.memberConfig("sluice-coalescing-stall", 7110, i)));
+                    HazelcastCoalescingTest.memberConfig("sluice-coalescing-stall", ports, i)));
         }
         ClientConfig cc = new ClientConfig();
         cc.setClusterName("sluice-coalescing-stall");
         cc.setProperty("hazelcast.logging.type", "none");
-        cc.getNetworkConfig().addAddress("127.0.0.1:7110", "127.0.0.1:7111");
+        cc.getNetworkConfig().setAddresses(FreePorts.addresses(ports));
         client = HazelcastClient.newHazelcastClient(SluiceHazelcast.configure(cc));
     }
 

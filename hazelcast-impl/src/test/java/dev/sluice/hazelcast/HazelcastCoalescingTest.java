@@ -31,9 +31,9 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Coalescing on a real 2-member loopback cluster (ports 6201-6202) and a client: exact under 32 threads on
+ * Coalescing on a real 2-member loopback cluster (free ports) and a client: exact under 32 threads on
  * one hot key and on 1,000 keys, batching really happens (hops < decisions), and the backups hold exactly
- * the primary's states (checked by terminating a member, ports 6211-6212).
+ * the primary's states (checked by terminating a member of a second cluster).
  */
 final class HazelcastCoalescingTest {
     private static final int THREADS = 32;
@@ -43,12 +43,10 @@ final class HazelcastCoalescingTest {
     private static final List<HazelcastInstance> members = new ArrayList<>();
     private static HazelcastInstance client;
 
-    static Config memberConfig(String cluster, int basePort, int index) {
-        List<String> started = new ArrayList<>();
-        for (int j = 0; j <= index; j++) {
-            started.add("127.0.0.1:" + (basePort + j));
-        }
-        Config config = SluiceMember.loopbackConfig(cluster, "127.0.0.1", basePort + index, started);
+    /** Member {@code index} of a cluster on {@code ports} (from {@link FreePorts}), joining those before it. */
+    static Config memberConfig(String cluster, int[] ports, int index) {
+        List<String> started = FreePorts.addresses(java.util.Arrays.copyOf(ports, index + 1));
+        Config config = SluiceMember.loopbackConfig(cluster, "127.0.0.1", ports[index], started);
         config.setInstanceName(cluster + "-" + index);
         config.setProperty("hazelcast.partition.count", "71");
         config.setProperty("hazelcast.logging.type", "none");
@@ -67,11 +65,12 @@ final class HazelcastCoalescingTest {
 
     @BeforeAll
     static void start() {
+        int[] ports = FreePorts.take(2);
         for (int i = 0; i < 2; i++) {
-            members.add(Hazelcast.newHazelcastInstance(memberConfig("sluice-coalescing", 6201, i)));
+            members.add(Hazelcast.newHazelcastInstance(memberConfig("sluice-coalescing", ports, i)));
         }
-        client = HazelcastClient.newHazelcastClient(clientConfig("sluice-coalescing", "127.0.0.1:6201",
-                "127.0.0.1:6202"));
+        client = HazelcastClient.newHazelcastClient(clientConfig("sluice-coalescing",
+                FreePorts.addresses(ports).toArray(String[]::new)));
     }
 
     @AfterAll
@@ -204,8 +203,9 @@ final class HazelcastCoalescingTest {
      */
     @Test
     void backups_afterOwnerLoss_holdThePrimarysStates() throws Exception {
-        HazelcastInstance a = Hazelcast.newHazelcastInstance(memberConfig("sluice-coalescing-backup", 6211, 0));
-        HazelcastInstance b = Hazelcast.newHazelcastInstance(memberConfig("sluice-coalescing-backup", 6211, 1));
+        int[] ports = FreePorts.take(2);
+        HazelcastInstance a = Hazelcast.newHazelcastInstance(memberConfig("sluice-coalescing-backup", ports, 0));
+        HazelcastInstance b = Hazelcast.newHazelcastInstance(memberConfig("sluice-coalescing-backup", ports, 1));
         try {
             HazelcastDecisionStore store = store(a);
             List<String> names = new ArrayList<>();

@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
  * the ephemeral map, and the backup that takes over when the owner dies.
  */
 final class HazelcastEntryExpiryTest {
-    private static final int BASE_PORT = 7351;
+    private static final int[] PORTS = FreePorts.take(2);
     private static final List<LimitSpec> SHORT = List.of(
             LimitSpec.fixedWindow(5, Duration.ofMillis(100)),
             LimitSpec.slidingWindow(5, Duration.ofMillis(300), 3),
@@ -38,11 +38,8 @@ final class HazelcastEntryExpiryTest {
             LimitSpec.concurrency(5, Duration.ofMillis(350)));
 
     private static Config memberConfig(int index) {
-        List<String> started = new ArrayList<>();
-        for (int j = 0; j <= index; j++) {
-            started.add("127.0.0.1:" + (BASE_PORT + j));
-        }
-        Config config = SluiceMember.loopbackConfig("sluice-expiry", "127.0.0.1", BASE_PORT + index, started);
+        List<String> started = FreePorts.addresses(java.util.Arrays.copyOf(PORTS, index + 1));
+        Config config = SluiceMember.loopbackConfig("sluice-expiry", "127.0.0.1", PORTS[index], started);
         config.setInstanceName("sluice-expiry-" + index);
         config.setProperty("hazelcast.partition.count", "71");
         config.setProperty("hazelcast.logging.type", "none");

@@ -32,7 +32,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The one seam for Hazelcast's internals, on the Hazelcast this test runs on (the compatibility run puts each
- * supported release here), one member (port 7651) and a client: every internal path resolves and keeps
+ * supported release here), one member (on a free port) and a client: every internal path resolves and keeps
  * working in use, so a release that silently moves one fails here by name; and with every internal path
  * off, the public API gives the same decisions.
  */
@@ -48,8 +48,10 @@ final class HazelcastInternalsTest {
 
     @BeforeAll
     static void start() {
-        member = Hazelcast.newHazelcastInstance(HazelcastCoalescingTest.memberConfig(CLUSTER, 7651, 0));
-        client = HazelcastClient.newHazelcastClient(HazelcastCoalescingTest.clientConfig(CLUSTER, "127.0.0.1:7651"));
+        int[] port = FreePorts.take(1);
+        member = Hazelcast.newHazelcastInstance(HazelcastCoalescingTest.memberConfig(CLUSTER, port, 0));
+        client = HazelcastClient.newHazelcastClient(HazelcastCoalescingTest.clientConfig(CLUSTER,
+                FreePorts.addresses(port).get(0)));
     }
 
     @AfterAll

@@ -32,7 +32,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 /**
  * The entry a split-brain merge leaves behind lives as long as the merged state says, whichever value the
  * policy keeps. Each case runs Hazelcast's real merge: a {@code MergeOperation}, as the split-brain handler
- * of a merging member sends it, on real members (ports 7200-7202), through the real record store, with
+ * of a merging member sends it, on real members (on free ports), through the real record store, with
  * the merging entry carrying the expiry its own side had given it.
  *
  * <p>Why it matters: for non-WAN merges Hazelcast copies the merging entry's expiration onto the record
@@ -73,9 +73,10 @@ final class HazelcastMergeExpiryTest {
 
     @BeforeAll
     static void start() {
-        first = Hazelcast.newHazelcastInstance(HazelcastCoalescingTest.memberConfig("sluice-merge-expiry", 7200, 0));
-        second = Hazelcast.newHazelcastInstance(HazelcastCoalescingTest.memberConfig("sluice-merge-expiry", 7200, 1));
-        Config config = HazelcastCoalescingTest.memberConfig("sluice-merge-expiry-stepped", 7202, 0);
+        int[] ports = FreePorts.take(3);
+        first = Hazelcast.newHazelcastInstance(HazelcastCoalescingTest.memberConfig("sluice-merge-expiry", ports, 0));
+        second = Hazelcast.newHazelcastInstance(HazelcastCoalescingTest.memberConfig("sluice-merge-expiry", ports, 1));
+        Config config = HazelcastCoalescingTest.memberConfig("sluice-merge-expiry-stepped", new int[] {ports[2]}, 0);
         config.setProperty(MapServiceContext.PROP_FORCE_OFFLOAD_ALL_OPERATIONS, "true");
         stepped = Hazelcast.newHazelcastInstance(config);
         // An operation on every partition returns once the partitions are assigned, so owners are known.

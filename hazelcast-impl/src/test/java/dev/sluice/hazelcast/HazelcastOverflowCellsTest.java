@@ -27,9 +27,6 @@ import dev.sluice.limiter.algorithm.Overflow;
 import dev.sluice.limiter.algorithm.Verdict;
 import dev.sluice.limiter.local.ManualClock;
 import dev.sluice.limiter.spi.StepRequest;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -56,7 +53,7 @@ final class HazelcastOverflowCellsTest {
     @Test
     void failoverToAMemberWithRoom_keysStayOnTheirCells() {
         String cluster = "overflow-failover-" + UUID.randomUUID();
-        int[] ports = freePorts(2);
+        int[] ports = FreePorts.take(2);
         Capacity small = Capacity.maxKeys(1_000).withOverflowCells(71);
         Capacity large = Capacity.maxKeys(1_500).withOverflowCells(71);
         HazelcastInstance a = Hazelcast.newHazelcastInstance(member(cluster, ports, 0, small, null));
@@ -102,7 +99,7 @@ final class HazelcastOverflowCellsTest {
     @Test
     void membersWithDifferentCellTables_areRefused() {
         String cluster = "overflow-table-" + UUID.randomUUID();
-        int[] ports = freePorts(2);
+        int[] ports = FreePorts.take(2);
         HazelcastInstance a = Hazelcast.newHazelcastInstance(member(cluster, ports, 0,
                 Capacity.maxKeys(1_000).withOverflowCells(100), null));
         HazelcastInstance b = Hazelcast.newHazelcastInstance(member(cluster, ports, 1,
@@ -127,7 +124,7 @@ final class HazelcastOverflowCellsTest {
     @Test
     void compositeOnACell_staysUntilTheCellReadsFull() {
         String cluster = "overflow-composite-" + UUID.randomUUID();
-        int[] ports = freePorts(1);
+        int[] ports = FreePorts.take(1);
         ManualClock clock = new ManualClock();
         HazelcastInstance m = Hazelcast.newHazelcastInstance(member(cluster, ports, 0,
                 Capacity.maxKeys(200).withOverflowCells(71), clock));
@@ -171,7 +168,7 @@ final class HazelcastOverflowCellsTest {
     @Test
     void plainLimitersUnderOnePrefix_neverShareACell() {
         String cluster = "overflow-plain-" + UUID.randomUUID();
-        int[] ports = freePorts(1);
+        int[] ports = FreePorts.take(1);
         ManualClock clock = new ManualClock();
         HazelcastInstance m = Hazelcast.newHazelcastInstance(member(cluster, ports, 0,
                 Capacity.maxKeys(200).withOverflowCells(1), clock));
@@ -201,7 +198,7 @@ final class HazelcastOverflowCellsTest {
     @Test
     void refundOfAnExactGrantInABatch_neverReachesTheCell() {
         String cluster = "overflow-refund-" + UUID.randomUUID();
-        int[] ports = freePorts(1);
+        int[] ports = FreePorts.take(1);
         ManualClock clock = new ManualClock();
         HazelcastInstance m = Hazelcast.newHazelcastInstance(member(cluster, ports, 0,
                 Capacity.maxKeys(200).withOverflowCells(1), clock));
@@ -241,7 +238,7 @@ final class HazelcastOverflowCellsTest {
     @Test
     void manyPoliciesFlooding_entriesStayWithinTheBound() {
         String cluster = "overflow-bound-" + UUID.randomUUID();
-        int[] ports = freePorts(1);
+        int[] ports = FreePorts.take(1);
         int bound = 710;
         HazelcastInstance m = Hazelcast.newHazelcastInstance(member(cluster, ports, 0,
                 Capacity.maxKeys(bound).withOverflowCells(71), null));
@@ -271,7 +268,7 @@ final class HazelcastOverflowCellsTest {
     @Test
     void probeAtTheBound_answersAsAnAcquisition() {
         String cluster = "overflow-probe-" + UUID.randomUUID();
-        int[] ports = freePorts(1);
+        int[] ports = FreePorts.take(1);
         HazelcastInstance m = Hazelcast.newHazelcastInstance(member(cluster, ports, 0,
                 Capacity.maxKeys(100).refuseNewKeys(), null));
         try (RateLimiters limiters = HazelcastRateLimiters.create(m)) {
@@ -355,30 +352,6 @@ final class HazelcastOverflowCellsTest {
             cc.getNetworkConfig().addAddress("127.0.0.1:" + port);
         }
         return SluiceHazelcast.configure(cc);
-    }
-
-    /** Ports the system reports free now, all different. */
-    static int[] freePorts(int n) {
-        List<ServerSocket> sockets = new ArrayList<>();
-        try {
-            int[] ports = new int[n];
-            for (int i = 0; i < n; i++) {
-                ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress());
-                sockets.add(socket);
-                ports[i] = socket.getLocalPort();
-            }
-            return ports;
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } finally {
-            for (ServerSocket s : sockets) {
-                try {
-                    s.close();
-                } catch (IOException ignored) {
-                    // the port is free again either way
-                }
-            }
-        }
     }
 
     /**

@@ -31,12 +31,12 @@ import org.junit.jupiter.params.provider.ValueSource;
  * Regression (issue 21): a step's usage error, here a key holding another algorithm's state, was thrown
  * inside the entry processor, so the member logged a WARNING with its stack trace for every such request
  * although the caller already gets it as an {@link IllegalStateException}. The caller must still get the
- * very same exception type and message; the members (ports 7601-7602, logging through
+ * very same exception type and message; the members (on free ports, logging through
  * {@code java.util.logging}) must log nothing about it. Embedded callers on a key the other member owns and
  * on one they own, and a client; coalescing on and off.
  */
 final class HazelcastQuietRefusalTest {
-    private static final int BASE_PORT = 7601;
+    private static final int[] PORTS = FreePorts.take(2);
     private static final LimitSpec TOKENS = LimitSpec.tokenBucket(5, 1, Duration.ofHours(1));
     private static final LimitSpec GCRA = LimitSpec.gcra(5, Duration.ofHours(1), 2);
     private static final List<HazelcastInstance> members = new ArrayList<>();
@@ -81,14 +81,14 @@ final class HazelcastQuietRefusalTest {
     static void start() {
         Logger.getLogger("").addHandler(RECORDER);
         for (int i = 0; i < 2; i++) {
-            Config config = HazelcastCoalescingTest.memberConfig("sluice-quiet", BASE_PORT, i);
+            Config config = HazelcastCoalescingTest.memberConfig("sluice-quiet", PORTS, i);
             config.setProperty("hazelcast.logging.type", "jdk");
             members.add(Hazelcast.newHazelcastInstance(config));
         }
         ClientConfig cc = new ClientConfig();
         cc.setClusterName("sluice-quiet");
         cc.setProperty("hazelcast.logging.type", "none");
-        cc.getNetworkConfig().addAddress("127.0.0.1:" + BASE_PORT, "127.0.0.1:" + (BASE_PORT + 1));
+        cc.getNetworkConfig().setAddresses(FreePorts.addresses(PORTS));
         client = HazelcastClient.newHazelcastClient(SluiceHazelcast.configure(cc));
     }
 

@@ -19,8 +19,6 @@ import dev.sluice.limiter.algorithm.Algorithms;
 import dev.sluice.limiter.algorithm.Op;
 import dev.sluice.limiter.Durability;
 import dev.sluice.limiter.spi.StepRequest;
-import java.io.IOException;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -112,7 +110,7 @@ final class HazelcastReplayBackupTest {
         int previous = StepProcessor.replayWords(0);
         List<HazelcastInstance> members = new ArrayList<>();
         try {
-            int[] ports = freePorts(2);
+            int[] ports = FreePorts.take(2);
             List<String> addresses = List.of("127.0.0.1:" + ports[0], "127.0.0.1:" + ports[1]);
             for (int port : ports) {
                 Config config = SluiceMember.loopbackConfig("sluice-replay", "127.0.0.1", port, addresses);
@@ -167,7 +165,7 @@ final class HazelcastReplayBackupTest {
         int previous = StepProcessor.replayWords(0);
         List<HazelcastInstance> members = new ArrayList<>();
         try {
-            int[] ports = freePorts(2);
+            int[] ports = FreePorts.take(2);
             List<String> addresses = List.of("127.0.0.1:" + ports[0], "127.0.0.1:" + ports[1]);
             for (int port : ports) {
                 Config config = SluiceMember.loopbackConfig("sluice-repair", "127.0.0.1", port, addresses);
@@ -227,23 +225,6 @@ final class HazelcastReplayBackupTest {
         for (int i = 0; ; i++) {
             if (!caller.getPartitionService().getPartition(limiter.keyOf("p" + i)).getOwner().localMember()) {
                 return "p" + i;
-            }
-        }
-    }
-
-    private static int[] freePorts(int n) throws IOException {
-        List<ServerSocket> sockets = new ArrayList<>();
-        try {
-            int[] ports = new int[n];
-            for (int i = 0; i < n; i++) {
-                ServerSocket s = new ServerSocket(0);
-                sockets.add(s);
-                ports[i] = s.getLocalPort();
-            }
-            return ports;
-        } finally {
-            for (ServerSocket s : sockets) {
-                s.close();
             }
         }
     }

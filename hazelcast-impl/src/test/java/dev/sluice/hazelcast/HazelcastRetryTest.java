@@ -29,7 +29,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * A concurrency acquisition that ran on the owner but whose answer was lost, retried by the runtime: on a
- * real member (port 7120) and through a client, coalescing on and off. The answer is lost by a store that
+ * real member (on a free port) and through a client, coalescing on and off. The answer is lost by a store that
  * lets the step run and then reports Hazelcast's {@link IndeterminateOperationStateException}.
  */
 final class HazelcastRetryTest {
@@ -38,9 +38,10 @@ final class HazelcastRetryTest {
 
     @BeforeAll
     static void start() {
-        member = Hazelcast.newHazelcastInstance(HazelcastCoalescingTest.memberConfig("sluice-retry", 7120, 0));
+        int[] port = FreePorts.take(1);
+        member = Hazelcast.newHazelcastInstance(HazelcastCoalescingTest.memberConfig("sluice-retry", port, 0));
         client = HazelcastClient.newHazelcastClient(HazelcastCoalescingTest.clientConfig("sluice-retry",
-                "127.0.0.1:7120"));
+                FreePorts.addresses(port).get(0)));
     }
 
     @AfterAll

@@ -141,7 +141,7 @@ class BackendSelectionTest {
     static class MemberConfig {
         @Bean
         Config hazelcastConfig() {
-            return SluiceMember.loopbackConfig("sluice-spring-backends", "127.0.0.1", 8131, List.of());
+            return SluiceMember.loopbackConfig("sluice-spring-backends", "127.0.0.1", FreePorts.take(), List.of());
         }
     }
 

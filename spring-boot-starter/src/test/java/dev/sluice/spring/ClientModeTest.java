@@ -18,7 +18,8 @@ import org.springframework.context.ConfigurableApplicationContext;
 /**
  * An application whose Hazelcast is a client (Boot's, from {@code client-hazelcast.yaml}, which names no
  * Sluice serialization: the starter adds it) of a member started as {@link SluiceMember} starts it (its
- * config from {@code sluice-member.yaml}, port 8121). When the member is gone, health is DOWN and requests
+ * config from {@code sluice-member.yaml}, on a port the system reports free, which both YAML files
+ * read from a system property). When the member is gone, health is DOWN and requests
  * follow the policies' failure mode.
  */
 class ClientModeTest {
@@ -27,6 +28,7 @@ class ClientModeTest {
 
     @BeforeAll
     static void start() throws Exception {
+        System.setProperty("sluice.test.member.port", Integer.toString(FreePorts.take()));
         member = Hazelcast.newHazelcastInstance(SluiceMember.config(new String[] {"target/test-classes/sluice-member.yaml"}));
         app = new SpringApplicationBuilder(ServletApp.class).run("--server.port=0",
                 "--spring.hazelcast.config=classpath:client-hazelcast.yaml");

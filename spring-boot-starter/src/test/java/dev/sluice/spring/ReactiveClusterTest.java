@@ -13,7 +13,8 @@ import org.springframework.context.ConfigurableApplicationContext;
 
 /**
  * Two WebFlux applications (Netty) with the same {@code application.yml} as the servlet ones and Boot's
- * Hazelcast members on 8111-8120 share one budget, and answer with the servlet filter's headers and body.
+ * Hazelcast members (on ports the system reports free, which {@code reactive-hazelcast.yaml} reads from system
+ * properties) share one budget, and answer with the servlet filter's headers and body.
  */
 class ReactiveClusterTest {
     private static ConfigurableApplicationContext first;
@@ -21,7 +22,13 @@ class ReactiveClusterTest {
 
     @BeforeAll
     static void start() {
+        int[] ports = FreePorts.take(2);
+        System.setProperty("sluice.test.reactive.first", Integer.toString(ports[0]));
+        System.setProperty("sluice.test.reactive.second", Integer.toString(ports[1]));
+        // One YAML file for both members: each reads its own port when its application starts.
+        System.setProperty("sluice.test.reactive.port", Integer.toString(ports[0]));
         first = start(ReactiveApp.class);
+        System.setProperty("sluice.test.reactive.port", Integer.toString(ports[1]));
         second = start(ReactiveApp.class);
     }
 

@@ -21,14 +21,22 @@ import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
- * Two Spring MVC applications, each with Boot's Hazelcast member from {@code hazelcast.yaml} (ports
- * 8101-8110) and no Sluice code but {@code application.yml} (the README's) and one {@link RateLimited}
- * method, form one cluster and share one budget per client.
+ * Two Spring MVC applications, each with Boot's Hazelcast member from {@code hazelcast.yaml} (on ports the
+ * system reports free, which the file reads from system properties) and no Sluice code but
+ * {@code application.yml} (the README's) and one {@link RateLimited} method, form one cluster and share one
+ * budget per client.
  */
 @SpringBootTest(classes = ServletApp.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 class ServletClusterTest {
+    private static final int[] PORTS = FreePorts.take(2);
     private static ConfigurableApplicationContext second;
     private static int secondPort;
+
+    static {
+        System.setProperty("sluice.test.servlet.first", Integer.toString(PORTS[0]));
+        System.setProperty("sluice.test.servlet.second", Integer.toString(PORTS[1]));
+        System.setProperty("sluice.test.servlet.port", Integer.toString(PORTS[0]));
+    }
 
     @LocalServerPort
     int port;
@@ -41,7 +49,11 @@ class ServletClusterTest {
 
     @BeforeAll
     static void startSecondInstance() {
+        // One YAML file for both members, each reading its port when its application starts: the test's own
+        // application takes the first port, before or after this one.
+        System.setProperty("sluice.test.servlet.port", Integer.toString(PORTS[1]));
         second = new SpringApplicationBuilder(ServletApp.class).run("--server.port=0");
+        System.setProperty("sluice.test.servlet.port", Integer.toString(PORTS[0]));
         secondPort = Integer.parseInt(second.getEnvironment().getProperty("local.server.port"));
     }
 
@@ -57,7 +69,7 @@ class ServletClusterTest {
         assertThat(map.getInMemoryFormat()).isEqualTo(InMemoryFormat.OBJECT);
         assertThat(map.getBackupCount()).isEqualTo(1);
         assertThat(hazelcast.getConfig().getSerializationConfig().getDataSerializableFactories()).isNotEmpty();
-        assertThat(hazelcast.getCluster().getLocalMember().getAddress().getPort()).isBetween(8101, 8110);
+        assertThat(hazelcast.getCluster().getLocalMember().getAddress().getPort()).isEqualTo(PORTS[0]);
     }
 
     @Test

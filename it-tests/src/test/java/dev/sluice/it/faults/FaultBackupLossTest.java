@@ -44,15 +44,15 @@ final class FaultBackupLossTest {
      */
     @Test
     void backupMemberKilled_backupAckViaOwner_decisionsStayInTime() throws Exception {
-        Outcome outcome = run("faults-backup-via-owner", 6065, "failFast (backup acks via the owner)",
+        Outcome outcome = run("faults-backup-via-owner", "failFast (backup acks via the owner)",
                 Duration.ofSeconds(2), config -> { });
         assertEquals(0, outcome.degraded(), outcome.toString());
         assertEquals(outcome.granted(), outcome.consumed(), outcome.toString());
     }
 
-    private static Outcome run(String name, int basePort, String variant, Duration timeout,
+    private static Outcome run(String name, String variant, Duration timeout,
             Consumer<ClientConfig> tweak) throws Exception {
-        try (FaultCluster cluster = FaultCluster.start(name, basePort, 2)) {
+        try (FaultCluster cluster = FaultCluster.start(name, 2)) {
             ClientConfig config = new ClientConfig().setClusterName(name);
             config.getNetworkConfig().addAddress(cluster.address(0), cluster.address(1));
             tweak.accept(config);

@@ -44,7 +44,7 @@ final class FaultClientServerTest {
 
     @BeforeAll
     static void start() {
-        cluster = FaultCluster.start("faults-client-server", 6041, 2);
+        cluster = FaultCluster.start("faults-client-server", 2);
         replicas = new ArrayList<>();
         for (int i = 0; i < 2; i++) {
             HazelcastInstance client = cluster.client(Duration.ofSeconds(5));
@@ -104,6 +104,8 @@ final class FaultClientServerTest {
                 || entry.contains(File.separator + "hazelcast-impl");
         List<String> removed = MemberProcess.testClasspath().stream().filter(sluiceJar).toList();
         assertTrue(removed.size() >= 2, "the test classpath should hold both Sluice modules: " + removed);
+        FaultCluster plain = new FaultCluster("faults-plain", 1);
+        String address = plain.address(0);
         Path config = Path.of("target", "faults", "plain-member.yaml").toAbsolutePath();
         Files.createDirectories(config.getParent());
         Files.writeString(config, String.join("\n",
@@ -114,10 +116,10 @@ final class FaultClientServerTest {
                 "    hazelcast.partition.count: 71",
                 "    hazelcast.shutdownhook.enabled: false",
                 "  network:",
-                "    public-address: 127.0.0.1:6051",
+                "    public-address: " + address,
                 "    port:",
                 "      auto-increment: false",
-                "      port: 6051",
+                "      port: " + plain.port(0),
                 "    interfaces:",
                 "      enabled: true",
                 "      interfaces: [127.0.0.1]",
@@ -128,8 +130,7 @@ final class FaultClientServerTest {
                 "        enabled: false",
                 "      tcp-ip:",
                 "        enabled: true",
-                "        member-list: [127.0.0.1:6051]", ""));
-        FaultCluster plain = new FaultCluster("faults-plain", 6051, 1);
+                "        member-list: [" + address + "]", ""));
         try (MemberProcess member = MemberProcess.start("faults-plain-m0", MemberProcess.classpath(sluiceJar),
                 Map.of("hazelcast.config", config.toString()), "com.hazelcast.core.server.HazelcastMemberStarter", List.of());
                 plain) {

@@ -7,6 +7,7 @@ import com.hazelcast.cluster.Member;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
 import dev.sluice.hazelcast.SluiceHazelcast;
+import dev.sluice.it.hazelcast.FreePorts;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -23,11 +24,11 @@ import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
 /**
- * A cluster of member JVMs ({@link MemberProcess}) on 127.0.0.1, member {@code i} on port
- * {@code basePort + i}, started with the {@code SluiceMember} launcher and the test classpath, plus the
- * Hazelcast clients a test creates through it. Fast start: fixed ports, TCP-IP join with members already
- * started, 71 partitions, no shutdown hook of Hazelcast's own (a SIGTERM then shuts down gracefully through
- * the launcher's hook).
+ * A cluster of member JVMs ({@link MemberProcess}) on 127.0.0.1, member {@code i} on {@link #port(int)}, a port
+ * the system reported free when the cluster was made (kept across the member's restarts), started with the
+ * {@code SluiceMember} launcher and the test classpath, plus the Hazelcast clients a test creates through it.
+ * Fast start: no port auto-increment, TCP-IP join with members already started, 71 partitions, no shutdown hook
+ * of Hazelcast's own (a SIGTERM then shuts down gracefully through the launcher's hook).
  *
  * <p>{@link #close()} shuts the clients down and kills every member JVM; use it in try-with-resources or
  * {@code @AfterAll}, with {@link Reaper} as a last resort.
@@ -39,7 +40,7 @@ final class FaultCluster implements AutoCloseable {
     static final Duration START_TIMEOUT = Duration.ofSeconds(90);
 
     final String name;
-    final int basePort;
+    private final int[] ports;
     private final MemberProcess[] members;
     private final int[] launches;
     private final Map<String, String> properties = new LinkedHashMap<>();
@@ -48,23 +49,38 @@ final class FaultCluster implements AutoCloseable {
     private String classpath = MemberProcess.classpath(entry -> false);
 
     /** A cluster of up to {@code size} members, none started. */
-    FaultCluster(String name, int basePort, int size) {
+    FaultCluster(String name, int size) {
         this.name = name;
-        this.basePort = basePort;
+        this.ports = FreePorts.take(size);
         this.members = new MemberProcess[size];
         this.launches = new int[size];
         properties.put("hazelcast.partition.count", "71");
         properties.put("hazelcast.shutdownhook.enabled", "false");
     }
 
+    /** {@link #FaultCluster(String, int)}; {@code basePort} is ignored (ports are free ones). */
+    FaultCluster(String name, int basePort, int size) {
+        this(name, size);
+    }
+
     /** Starts {@code size} members: the first, then the others at once, each joining through the first. */
-    static FaultCluster start(String name, int basePort, int size, String classpath) {
-        return new FaultCluster(name, basePort, size).classpath(classpath).startAll();
+    static FaultCluster start(String name, int size, String classpath) {
+        return new FaultCluster(name, size).classpath(classpath).startAll();
     }
 
     /** Starts {@code size} members with the test's classpath. */
+    static FaultCluster start(String name, int size) {
+        return new FaultCluster(name, size).startAll();
+    }
+
+    /** {@link #start(String, int, String)}; {@code basePort} is ignored (ports are free ones). */
+    static FaultCluster start(String name, int basePort, int size, String classpath) {
+        return start(name, size, classpath);
+    }
+
+    /** {@link #start(String, int)}; {@code basePort} is ignored (ports are free ones). */
     static FaultCluster start(String name, int basePort, int size) {
-        return new FaultCluster(name, basePort, size).startAll();
+        return start(name, size);
     }
 
     /** The maximum heap ({@code -Xmx}) of members started from now on; 256m unless set. */
@@ -96,7 +112,7 @@ final class FaultCluster implements AutoCloseable {
     }
 
     int port(int index) {
-        return basePort + index;
+        return ports[index];
     }
 
     String address(int index) {
@@ -228,7 +244,16 @@ final class FaultCluster implements AutoCloseable {
     /** The index of the member that owns {@code key}'s partition, as {@code client} sees it, or -1. */
     int ownerOf(HazelcastInstance client, String key) {
         Member owner = client.getPartitionService().getPartition(key).getOwner();
-        return owner == null ? -1 : owner.getAddress().getPort() - basePort;
+        return owner == null ? -1 : indexOfPort(owner.getAddress().getPort());
+    }
+
+    private int indexOfPort(int port) {
+        for (int i = 0; i < ports.length; i++) {
+            if (ports[i] == port) {
+                return i;
+            }
+        }
+        return -1;
     }
 
     /** Polls {@code condition} every 20 ms. */

@@ -62,7 +62,7 @@ final class FaultClusterLostTest {
     void clusterLost_everyCallFollowsTheFailureModeInTimeAndRecoversWithoutRestart() throws Exception {
         Set<Thread> threadsBefore = Set.copyOf(Thread.getAllStackTraces().keySet());
         long socketsBefore = openSockets();
-        try (FaultCluster cluster = FaultCluster.start("faults-cluster-lost", 6011, 2)) {
+        try (FaultCluster cluster = FaultCluster.start("faults-cluster-lost", 2)) {
             HazelcastInstance client = cluster.client(DECISION_TIMEOUT);
             FaultCluster.awaitMembers(client, 2, Duration.ofSeconds(30));
             RateLimiters limiters = HazelcastRateLimiters.create(client);

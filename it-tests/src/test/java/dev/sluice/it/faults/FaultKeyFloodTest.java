@@ -44,7 +44,6 @@ import org.junit.jupiter.api.extension.ExtendWith;
  */
 @ExtendWith(Reaper.class)
 final class FaultKeyFloodTest {
-    private static final int PORT = 8210;
     private static final String HEAP = "128m";
     private static final int BOUND = 20_000;
     private static final int HOT_LIMIT = 100;
@@ -82,7 +81,7 @@ final class FaultKeyFloodTest {
     @Test
     @Timeout(value = 180, unit = TimeUnit.SECONDS)
     void keyFlood_memberKeepsDecidingWithinTimeout_memoryBounded_hotKeyExact() throws Exception {
-        FaultCluster cluster = new FaultCluster("faults-key-flood", PORT, 1).maxHeap(HEAP)
+        FaultCluster cluster = new FaultCluster("faults-key-flood", 1).maxHeap(HEAP)
                 .property(SluiceMember.MAX_KEYS_PROPERTY, Integer.toString(BOUND));
         try (cluster) {
             cluster.startAll();

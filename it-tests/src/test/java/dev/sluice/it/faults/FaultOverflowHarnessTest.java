@@ -12,9 +12,7 @@ import dev.sluice.limiter.LimitSpec;
 import dev.sluice.limiter.LimiterOptions;
 import dev.sluice.limiter.PartitionedRateLimiter;
 import dev.sluice.limiter.RateLimiters;
-import java.io.IOException;
 import java.io.Serializable;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -93,7 +91,7 @@ final class FaultOverflowHarnessTest {
     /** One seed's run; the first broken invariant, or {@code null}. */
     private static String run(long seed) throws Exception {
         SplittableRandom random = new SplittableRandom(seed);
-        FaultCluster cluster = new FaultCluster("faults-harness-" + seed, freeBase(3), 3)
+        FaultCluster cluster = new FaultCluster("faults-harness-" + seed, 3)
                 .property(SluiceMember.OVERFLOW_CELLS_PROPERTY, Integer.toString(CELLS));
         try (cluster) {
             for (int i = 0; i < 3; i++) {
@@ -275,25 +273,5 @@ final class FaultOverflowHarnessTest {
             }
         }
         return seeds;
-    }
-
-    /** A base port with {@code n} free ports from it. */
-    private static int freeBase(int n) {
-        SplittableRandom random = new SplittableRandom();
-        for (int attempt = 0; attempt < 200; attempt++) {
-            int base = 20_000 + random.nextInt(30_000);
-            boolean free = true;
-            for (int p = base; p < base + n && free; p++) {
-                try (ServerSocket socket = new ServerSocket(p, 1, java.net.InetAddress.getLoopbackAddress())) {
-                    socket.setReuseAddress(true);
-                } catch (IOException e) {
-                    free = false;
-                }
-            }
-            if (free) {
-                return base;
-            }
-        }
-        throw new IllegalStateException("no " + n + " free ports in a row");
     }
 }

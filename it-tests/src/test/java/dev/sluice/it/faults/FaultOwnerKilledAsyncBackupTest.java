@@ -60,7 +60,7 @@ final class FaultOwnerKilledAsyncBackupTest {
      */
     @Test
     void ownerKilledWhileBudgetsAreSpent_asyncBackup_overAdmitsAtMostTheLastMomentsDecisions() throws Exception {
-        try (FaultCluster cluster = FaultCluster.start("faults-owner-killed-async", 6071, 3)) {
+        try (FaultCluster cluster = FaultCluster.start("faults-owner-killed-async", 3)) {
             Duration timeout = Duration.ofSeconds(5);
             List<HazelcastInstance> clients = List.of(cluster.client(timeout), cluster.client(timeout));
             clients.forEach(c -> FaultCluster.awaitMembers(c, 3, Duration.ofSeconds(30)));

@@ -47,7 +47,7 @@ final class FaultRefundsInFlightTest {
      */
     @Test
     void ownerKilledWhileRefundsAreInFlight_standingGrantsStayWithinTheLimit() throws Exception {
-        try (FaultCluster cluster = FaultCluster.start("faults-refunds", 6101, 3)) {
+        try (FaultCluster cluster = FaultCluster.start("faults-refunds", 3)) {
             Duration timeout = Duration.ofSeconds(5);
             List<HazelcastInstance> clients = List.of(cluster.client(timeout), cluster.client(timeout));
             clients.forEach(c -> FaultCluster.awaitMembers(c, 3, Duration.ofSeconds(30)));

@@ -46,7 +46,7 @@ final class FaultRollingRestartTest {
      */
     @Test
     void rollingRestart_noErrorAndNoOverAdmission() throws Exception {
-        try (FaultCluster cluster = FaultCluster.start("faults-rolling", 6021, 3)) {
+        try (FaultCluster cluster = FaultCluster.start("faults-rolling", 3)) {
             Duration timeout = Duration.ofSeconds(5);
             List<HazelcastInstance> clients = List.of(cluster.client(timeout), cluster.client(timeout));
             clients.forEach(c -> FaultCluster.awaitMembers(c, 3, Duration.ofSeconds(30)));

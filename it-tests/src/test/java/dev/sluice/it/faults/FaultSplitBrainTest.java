@@ -60,7 +60,7 @@ final class FaultSplitBrainTest {
     private static final List<String> EXPIRY_KEYS = List.of("split-expiry-b-first", "split-expiry-a-first");
 
     /**
-     * Member A (port 6031) and member B (6032) start at once, each with a TCP-IP list of only itself: two
+     * Member A and member B (free ports) start at once, each with a TCP-IP list of only itself: two
      * clusters of the same name that cannot see each other. While split, a client of each side takes
      * permits on the same keys, for every algorithm with a limit of 10. Then the test adds B to A's TCP-IP
      * list (through A's watchdog), and A's next split-brain check
@@ -86,7 +86,7 @@ final class FaultSplitBrainTest {
      */
     @Test
     void splitBrain_eachSideAdmitsAloneAndTheMergeKeepsTheLargerConsumption() throws Exception {
-        try (FaultCluster cluster = new FaultCluster("faults-split", 6031, 2)
+        try (FaultCluster cluster = new FaultCluster("faults-split", 2)
                 .property("hazelcast.merge.first.run.delay.seconds", "5")
                 .property("hazelcast.merge.next.run.delay.seconds", "2")) {
             long t0 = System.nanoTime();

@@ -68,7 +68,7 @@ final class MixedVersionsTest {
         }
         assertTrue(own != null, "no Hazelcast jar on the test classpath");
         memberVersion = System.getProperty(MEMBER_VERSION_PROPERTY, own);
-        cluster = FaultCluster.start("faults-mixed-versions", 6111, 2, String.join(File.pathSeparator, entries));
+        cluster = FaultCluster.start("faults-mixed-versions", 2, String.join(File.pathSeparator, entries));
         replicas = new ArrayList<>();
         for (HazelcastCoalescing coalescing : List.of(HazelcastCoalescing.disabled(), HazelcastCoalescing.on())) {
             HazelcastInstance client = cluster.client(Duration.ofSeconds(5));

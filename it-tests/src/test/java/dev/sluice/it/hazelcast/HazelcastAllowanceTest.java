@@ -63,7 +63,7 @@ final class HazelcastAllowanceTest {
         LimitSpec spec = LimitSpec.tokenBucket(LIMIT, 1, Duration.ofHours(1));
         // A slow shared machine must not turn a hop into an unavailable decision: the test counts every hop's answer.
         LimiterOptions options = LimiterOptions.builder().decisionTimeout(Duration.ofSeconds(30)).build();
-        try (TestCluster cluster = TestCluster.start("sluice-allowance", 7521, 2, null)) {
+        try (TestCluster cluster = TestCluster.start("sluice-allowance", 2, null)) {
             var client = cluster.addClient(SluiceHazelcast.configure(cluster.clientConfig()));
             List<Replica> replicas = List.of(new Replica(), new Replica());
             List<RateLimiters> stores = List.of(HazelcastRateLimiters.create(cluster.members.get(0)),

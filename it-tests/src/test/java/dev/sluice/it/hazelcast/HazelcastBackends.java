@@ -14,21 +14,31 @@ final class HazelcastBackends {
     private HazelcastBackends() {}
 
     /** One replica per member of a 3-member cluster; closing the backend closes the cluster. */
-    static Backend embedded(String name, int basePort, HazelcastCoalescing coalescing) {
+    static Backend embedded(String name, HazelcastCoalescing coalescing) {
         ManualClock clock = new ManualClock();
-        TestCluster cluster = TestCluster.start(name, basePort, 3, clock);
+        TestCluster cluster = TestCluster.start(name, 3, clock);
         List<RateLimiters> replicas = new ArrayList<>();
         cluster.members.forEach(hz -> replicas.add(HazelcastRateLimiters.create(hz, coalescing)));
         return backend(name, clock, cluster, replicas);
+    }
+
+    /** {@link #embedded(String, HazelcastCoalescing)}; {@code basePort} is ignored (ports are free ones). */
+    static Backend embedded(String name, int basePort, HazelcastCoalescing coalescing) {
+        return embedded(name, coalescing);
+    }
+
+    /** {@link #client(String, HazelcastCoalescing)}; {@code basePort} is ignored (ports are free ones). */
+    static Backend client(String name, int basePort, HazelcastCoalescing coalescing) {
+        return client(name, coalescing);
     }
 
     /**
      * The client first (every single-replica test runs through it), then the 3 members, so the exactness
      * test spreads over 3 members and 1 client.
      */
-    static Backend client(String name, int basePort, HazelcastCoalescing coalescing) {
+    static Backend client(String name, HazelcastCoalescing coalescing) {
         ManualClock clock = new ManualClock();
-        TestCluster cluster = TestCluster.start(name, basePort, 3, clock);
+        TestCluster cluster = TestCluster.start(name, 3, clock);
         List<RateLimiters> replicas = new ArrayList<>();
         replicas.add(HazelcastRateLimiters.create(cluster.addClient(SluiceHazelcast.configure(cluster.clientConfig())),
                 coalescing));

@@ -12,7 +12,7 @@ final class HazelcastClientAsyncBackupContractTest extends ContractSuite {
 
     @BeforeAll
     static void start() {
-        backend = AsyncBackupBackends.of(HazelcastBackends.client("hazelcast-client-async-backup", 6351,
+        backend = AsyncBackupBackends.of(HazelcastBackends.client("hazelcast-client-async-backup",
                 HazelcastCoalescing.defaults()));
     }
 

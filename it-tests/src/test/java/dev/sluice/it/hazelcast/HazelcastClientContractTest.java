@@ -12,7 +12,7 @@ final class HazelcastClientContractTest extends ContractSuite {
 
     @BeforeAll
     static void start() {
-        backend = HazelcastBackends.client("hazelcast-client", 5911, HazelcastCoalescing.disabled());
+        backend = HazelcastBackends.client("hazelcast-client", HazelcastCoalescing.disabled());
     }
 
     @AfterAll

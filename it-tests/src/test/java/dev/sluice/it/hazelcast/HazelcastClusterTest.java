@@ -43,7 +43,7 @@ final class HazelcastClusterTest {
 
     @BeforeAll
     static void start() {
-        cluster = TestCluster.start("sluice-cluster", 5921, 3, null);
+        cluster = TestCluster.start("sluice-cluster", 3, null);
         limiters = cluster.members.stream().map(HazelcastRateLimiters::create).toList();
     }
 

@@ -12,7 +12,7 @@ final class HazelcastCoalescingClientContractTest extends ContractSuite {
 
     @BeforeAll
     static void start() {
-        backend = HazelcastBackends.client("hazelcast-coalescing-client", 6231, HazelcastCoalescing.on());
+        backend = HazelcastBackends.client("hazelcast-coalescing-client", HazelcastCoalescing.on());
     }
 
     @AfterAll

@@ -12,7 +12,7 @@ final class HazelcastCoalescingEmbeddedContractTest extends ContractSuite {
 
     @BeforeAll
     static void start() {
-        backend = HazelcastBackends.embedded("hazelcast-coalescing-embedded", 6221, HazelcastCoalescing.on());
+        backend = HazelcastBackends.embedded("hazelcast-coalescing-embedded", HazelcastCoalescing.on());
     }
 
     @AfterAll

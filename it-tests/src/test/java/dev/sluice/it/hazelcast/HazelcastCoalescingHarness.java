@@ -34,7 +34,6 @@ import java.util.concurrent.atomic.LongAdder;
  */
 public final class HazelcastCoalescingHarness {
     private static final LimitSpec SPEC = LimitSpec.tokenBucket(1_000_000_000L, 1_000_000_000L, Duration.ofSeconds(1));
-    private static final int BASE_PORT = 6251;
     private static final String CLUSTER = "sluice-coalescing-harness";
     private static final int ROUNDS = 3;
 
@@ -42,13 +41,15 @@ public final class HazelcastCoalescingHarness {
 
     public static void main(String[] args) throws Exception {
         double seconds = args.length > 0 ? Double.parseDouble(args[0]) : 3;
-        Config config = SluiceMember.loopbackConfig(CLUSTER, "127.0.0.1", BASE_PORT, List.of("127.0.0.1:" + BASE_PORT));
+        int[] ports = FreePorts.take(2);
+        List<String> addresses = FreePorts.addresses(ports);
+        Config config = SluiceMember.loopbackConfig(CLUSTER, "127.0.0.1", ports[0], addresses.subList(0, 1));
         config.setProperty("hazelcast.logging.type", "none");
         HazelcastInstance a = Hazelcast.newHazelcastInstance(SluiceHazelcast.configure(config));
         Process b = new ProcessBuilder(new File(System.getProperty("java.home"), "bin/java").getPath(),
                 "-cp", System.getProperty("java.class.path"), "-Dhazelcast.logging.type=none",
-                "-Dsluice.member.cluster=" + CLUSTER, "-Dsluice.member.port=" + (BASE_PORT + 1),
-                "-Dsluice.member.members=127.0.0.1:" + BASE_PORT + ",127.0.0.1:" + (BASE_PORT + 1),
+                "-Dsluice.member.cluster=" + CLUSTER, "-Dsluice.member.port=" + ports[1],
+                "-Dsluice.member.members=" + String.join(",", addresses),
                 SluiceMember.class.getName()).inheritIO().start();
         HazelcastInstance client = null;
         try {
@@ -62,7 +63,7 @@ public final class HazelcastCoalescingHarness {
             ClientConfig cc = new ClientConfig();
             cc.setClusterName(CLUSTER);
             cc.setProperty("hazelcast.logging.type", "none");
-            cc.getNetworkConfig().addAddress("127.0.0.1:" + BASE_PORT, "127.0.0.1:" + (BASE_PORT + 1));
+            cc.getNetworkConfig().setAddresses(addresses);
             client = HazelcastClient.newHazelcastClient(SluiceHazelcast.configure(cc));
             System.out.printf("%n| caller | keys | threads | off (decisions/s) | on (decisions/s) | on/off |%n");
             System.out.println("|---|---|---:|---:|---:|---:|");

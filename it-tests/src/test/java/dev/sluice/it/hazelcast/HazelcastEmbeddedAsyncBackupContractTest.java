@@ -12,7 +12,7 @@ final class HazelcastEmbeddedAsyncBackupContractTest extends ContractSuite {
 
     @BeforeAll
     static void start() {
-        backend = AsyncBackupBackends.of(HazelcastBackends.embedded("hazelcast-embedded-async-backup", 6341,
+        backend = AsyncBackupBackends.of(HazelcastBackends.embedded("hazelcast-embedded-async-backup",
                 HazelcastCoalescing.defaults()));
     }
 

@@ -12,7 +12,7 @@ final class HazelcastEmbeddedContractTest extends ContractSuite {
 
     @BeforeAll
     static void start() {
-        backend = HazelcastBackends.embedded("hazelcast-embedded", 5901, HazelcastCoalescing.disabled());
+        backend = HazelcastBackends.embedded("hazelcast-embedded", HazelcastCoalescing.disabled());
     }
 
     @AfterAll

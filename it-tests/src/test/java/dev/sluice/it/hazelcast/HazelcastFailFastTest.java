@@ -32,7 +32,7 @@ final class HazelcastFailFastTest {
 
     @BeforeAll
     static void start() {
-        cluster = TestCluster.start("sluice-failfast", 5941, 1, null);
+        cluster = TestCluster.start("sluice-failfast", 1, null);
         ClientConfig config = SluiceHazelcast.failFast(SluiceHazelcast.configure(cluster.clientConfig()),
                 Duration.ofSeconds(1));
         HazelcastInstance client = cluster.addClient(config);
@@ -89,10 +89,10 @@ final class HazelcastFailFastTest {
     /** Regression: creating limiters on an async-started client that is still offline threw "client offline". */
     @Test
     void create_offlineAsyncStartClient_succeedsAndDecisionsFollowTheFailureMode() {
-        TestCluster nowhere = TestCluster.empty("sluice-nowhere", 5949);
+        TestCluster nowhere = TestCluster.empty("sluice-nowhere");
         ClientConfig config = SluiceHazelcast.failFast(SluiceHazelcast.configure(nowhere.clientConfig()),
                 Duration.ofSeconds(1));
-        config.getNetworkConfig().addAddress("127.0.0.1:5949");
+        config.getNetworkConfig().addAddress(nowhere.address(0)); // a free port: no member listens there
         try (TestCluster closing = nowhere) {
             RateLimiters offline = HazelcastRateLimiters.create(nowhere.addClient(config));
             Lease lease = offline.limiter("offline", LimitSpec.fixedWindow(1, Duration.ofMinutes(1)),

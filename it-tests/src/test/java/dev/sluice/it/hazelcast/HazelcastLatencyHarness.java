@@ -26,7 +26,7 @@ public final class HazelcastLatencyHarness {
 
     public static void main(String[] args) {
         int iterations = args.length > 0 ? Integer.parseInt(args[0]) : 20_000;
-        try (TestCluster cluster = TestCluster.start("sluice-latency", 5951, 2, null)) {
+        try (TestCluster cluster = TestCluster.start("sluice-latency", 2, null)) {
             HazelcastInstance owner = cluster.members.get(0);
             HazelcastInstance other = cluster.members.get(1);
             HazelcastInstance client = cluster.addClient(SluiceHazelcast.configure(cluster.clientConfig()));

@@ -18,8 +18,8 @@ final class HazelcastMisconfigurationTest {
 
     @BeforeAll
     static void start() {
-        plain = new TestClusterBuilder("sluice-plain", 5931).startPlainMember();
-        sluice = TestCluster.start("sluice-configured", 5936, 1, null);
+        plain = new TestClusterBuilder("sluice-plain").startPlainMember();
+        sluice = TestCluster.start("sluice-configured", 1, null);
     }
 
     @AfterAll
@@ -60,9 +60,9 @@ final class HazelcastMisconfigurationTest {
     }
 
     /** Builds a cluster whose member has no Sluice configuration at all. */
-    private record TestClusterBuilder(String name, int port) {
+    private record TestClusterBuilder(String name) {
         TestCluster startPlainMember() {
-            TestCluster cluster = TestCluster.empty(name, port);
+            TestCluster cluster = TestCluster.empty(name);
             cluster.addMember(cluster.memberConfig(0, null));
             return cluster;
         }

@@ -7,6 +7,7 @@ import com.hazelcast.config.JoinConfig;
 import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
 import dev.sluice.it.contract.Backend;
+import dev.sluice.it.hazelcast.FreePorts;
 import dev.sluice.jcache.JCacheRateLimiters;
 import dev.sluice.limiter.local.ManualClock;
 import java.time.Duration;
@@ -20,12 +21,12 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
 /**
- * The contract suite on Hazelcast's JCache provider: two real members on 127.0.0.1 (ports 5951 and 5952),
+ * The contract suite on Hazelcast's JCache provider: two real members on 127.0.0.1 (on free ports),
  * one replica per member, so half the decisions run their processor on the other member.
  */
 final class JCacheHazelcastContractTest extends JCacheContractSuite {
     static final String PROVIDER = "com.hazelcast.cache.HazelcastMemberCachingProvider";
-    static final int FIRST_PORT = 5951;
+    static final int[] PORTS = FreePorts.take(2);
     static final String CACHE = "sluice-hazelcast-contract";
 
     private static final List<HazelcastInstance> members = new ArrayList<>();
@@ -35,7 +36,7 @@ final class JCacheHazelcastContractTest extends JCacheContractSuite {
     @BeforeAll
     static void start() {
         for (int i = 0; i < 2; i++) {
-            members.add(Hazelcast.newHazelcastInstance(memberConfig(FIRST_PORT + i, i + 1)));
+            members.add(Hazelcast.newHazelcastInstance(memberConfig(PORTS[i], i + 1)));
         }
         // The standard path for the first member; a provider bound to the instance for the second, since one
         // provider object keeps one manager per (URI, class loader). Another URI is no way out: Hazelcast
@@ -64,7 +65,7 @@ final class JCacheHazelcastContractTest extends JCacheContractSuite {
         join.getAutoDetectionConfig().setEnabled(false);
         join.getTcpIpConfig().setEnabled(true);
         for (int i = 0; i < members; i++) {
-            join.getTcpIpConfig().addMember("127.0.0.1:" + (FIRST_PORT + i));
+            join.getTcpIpConfig().addMember("127.0.0.1:" + PORTS[i]);
         }
         return config;
     }

@@ -8,6 +8,7 @@ import com.hazelcast.client.config.ClientConfig;
 import com.hazelcast.core.HazelcastInstance;
 import dev.sluice.hazelcast.HazelcastRateLimiters;
 import dev.sluice.hazelcast.SluiceHazelcast;
+import dev.sluice.it.hazelcast.FreePorts;
 import dev.sluice.limiter.LimitSpec;
 import dev.sluice.limiter.RateLimiters;
 import java.io.BufferedReader;
@@ -24,8 +25,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The README's client-server steps, followed literally: the member jar that {@code mvn package} builds, started
- * with {@code java -jar} in two JVMs of their own (the first exactly as the README's command, the second with
- * the properties it names), then the README's client block, compiled and run in this JVM. The budget is the
+ * with {@code java -jar} in two JVMs of their own (the README's command, with the port property it names, and
+ * a second with the properties it names), then the README's client block, compiled and run in this JVM, with the
+ * first member's free port in place of 5701. The budget is the
  * members': the client block takes one permit of "login", and another client sees it gone.
  */
 final class ReadmeClientServerTest {
@@ -39,15 +41,24 @@ final class ReadmeClientServerTest {
         assertTrue(Readme.text().contains("java -jar hazelcast-impl/target/sluice-member-"), "the README's command");
         List<Process> members = new ArrayList<>();
         try {
-            members.add(start(List.of()));
-            members.add(start(List.of("-Dsluice.member.port=5702", "-Dsluice.member.members=127.0.0.1:5701,127.0.0.1:5702")));
-            Readme.Snippet client = Readme.snippets().stream().filter(s -> s.marker().equals("client")).findFirst()
+            // The README's ports (5701, 5702) become free ones, so that a member or a build beside this one on
+            // the machine neither breaks the test nor joins it: the first member, the second's member list and
+            // the client block's address move together.
+            int[] ports = FreePorts.take(2);
+            List<String> addresses = FreePorts.addresses(ports);
+            members.add(start(List.of("-Dsluice.member.port=" + ports[0])));
+            members.add(start(List.of("-Dsluice.member.port=" + ports[1],
+                    "-Dsluice.member.members=" + String.join(",", addresses))));
+            Readme.Snippet block = Readme.snippets().stream().filter(s -> s.marker().equals("client")).findFirst()
                     .orElseThrow(() -> new AssertionError("no <!-- client --> block in the README"));
+            assertTrue(block.code().contains("\"127.0.0.1:5701\""), "the client block connects to the README's member");
+            Readme.Snippet client = new Readme.Snippet(block.line(), block.marker(),
+                    block.code().replace("\"127.0.0.1:5701\"", "\"" + addresses.get(0) + "\""));
             Readme.run(client, Readme.compile(client));
 
             ClientConfig cc = SluiceHazelcast.configure(new ClientConfig());
             cc.setClusterName("sluice");
-            cc.getNetworkConfig().addAddress("127.0.0.1:5702");
+            cc.getNetworkConfig().addAddress(addresses.get(1));
             HazelcastInstance other = HazelcastClient.newHazelcastClient(cc);
             try (RateLimiters limiters = HazelcastRateLimiters.create(other)) {
                 long left = limiters.limiter("login", LimitSpec.fixedWindow(10, Duration.ofMinutes(1)))

@@ -42,8 +42,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Two filter instances, each in its own Jetty in front of its own embedded Hazelcast member (127.0.0.1,
- * ports 7700-7701), on one cluster: a client has one budget whichever instance it reaches, for every
+ * Two filter instances, each in its own Jetty in front of its own embedded Hazelcast member (127.0.0.1, free
+ * ports), on one cluster: a client has one budget whichever instance it reaches, for every
  * policy of a request, and shadow refusals reach Micrometer as {@code result=shadow_refused} on the
  * instance that let them through. Each test uses its own policy names, so the tests share no key.
  *
@@ -64,7 +64,7 @@ final class ServletFilterClusterTest {
 
     @BeforeAll
     static void start() throws Exception {
-        cluster = TestCluster.start("servlet-filter-" + UUID.randomUUID(), 7700, 2, null);
+        cluster = TestCluster.start("servlet-filter-" + UUID.randomUUID(), 2, null);
         for (int i = 0; i < 2; i++) {
             SimpleMeterRegistry registry = new SimpleMeterRegistry();
             LimiterOptions metered = CLOSED.toBuilder().listener(new SluiceMetrics(registry)).build();

@@ -137,6 +137,11 @@ public final class Overflow {
         return (token & CELL_TOKEN) != 0;
     }
 
+    /** The token without its cell mark: a grant's decision time on the deciding node's clock. */
+    public static long unmarked(long token) {
+        return token & ~CELL_TOKEN;
+    }
+
     /** {@code v} (without state) marked as decided on an overflow cell. */
     public static Verdict marked(Verdict v) {
         return Verdict.of(v.granted(), v.remaining(), v.limit(), v.retryAfterMillis(), v.resetAfterMillis(),
