@@ -57,14 +57,14 @@ public final class FloodBench {
             HazelcastInstance member = member(bound, cells, 6195);
             HazelcastInstance client = BenchCluster.client("sluice-bench-flood", List.of("127.0.0.1:6195"));
             try (RateLimiters limiters = HazelcastRateLimiters.create(client)) {
-                run("Hazelcast client (" + cells + " cells a policy)", limiters, bound, policies, times,
+                run("Hazelcast client (" + cells + " cells a policy set)", limiters, bound, policies, times,
                         () -> member.getMap("sluice").size());
             } finally {
                 client.shutdown();
                 member.getLifecycleService().terminate();
             }
         }
-        memory(bound, cells);
+        memory(bound);
     }
 
     /** Cells a policy such that {@code policies} tables fit in the cells' quarter of {@code bound}. */
@@ -113,7 +113,8 @@ public final class FloodBench {
     }
 
     /** Heap per exact key, then per overflow cell, on one member: growth of the used heap after full GCs. */
-    private static void memory(int bound, int cells) throws Exception {
+    private static void memory(int bound) throws Exception {
+        int cells = bound; // enough cells that their heap stands out of the collector's noise
         HazelcastInstance member = member(bound * 2, cells, 6196);
         try (RateLimiters limiters = HazelcastRateLimiters.create(member)) {
             PartitionedRateLimiter<String> api = limiters.partitioned("memory", SPEC);
@@ -124,7 +125,7 @@ public final class FloodBench {
             }
             long exact = usedHeapAfterGc();
             int entries = member.getMap("sluice").size();
-            for (int i = 0; i < 20 * cells; i++) { // enough new keys to reach nearly every cell
+            for (int i = 0; i < 3 * cells; i++) { // enough new keys to reach most cells
                 api.tryAcquire("beyond-" + i, 1);
             }
             long all = usedHeapAfterGc();
