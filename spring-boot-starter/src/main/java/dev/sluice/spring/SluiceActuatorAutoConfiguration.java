@@ -6,7 +6,6 @@ import org.springframework.boot.actuate.autoconfigure.endpoint.condition.Conditi
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -16,7 +15,7 @@ import org.springframework.context.annotation.Configuration;
  * {@code sluice} (unless {@code management.health.sluice.enabled=false}).
  */
 @AutoConfiguration(after = SluiceAutoConfiguration.class)
-@ConditionalOnProperty(prefix = "sluice", name = "enabled", havingValue = "true", matchIfMissing = true)
+@ConditionalOnSluiceSwitch("sluice.enabled")
 public class SluiceActuatorAutoConfiguration {
 
     @Configuration(proxyBeanMethods = false)

@@ -7,7 +7,6 @@ import dev.sluice.http.RateLimitFilterConfig;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
@@ -23,7 +22,7 @@ import org.springframework.core.env.Environment;
  * {@link SluiceMetricsAutoConfiguration} and {@link SluiceActuatorAutoConfiguration}.
  */
 @AutoConfiguration(after = SluiceBackendAutoConfiguration.class)
-@ConditionalOnProperty(prefix = "sluice", name = "enabled", havingValue = "true", matchIfMissing = true)
+@ConditionalOnSluiceSwitch("sluice.enabled")
 @EnableConfigurationProperties(SluiceProperties.class)
 @Import(SluiceBinding.Advisor.class)
 public class SluiceAutoConfiguration {

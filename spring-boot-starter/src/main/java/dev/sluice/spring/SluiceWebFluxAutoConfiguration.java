@@ -9,11 +9,12 @@ import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.util.ClassUtils;
 import org.springframework.web.server.WebFilter;
 
@@ -21,11 +22,11 @@ import org.springframework.web.server.WebFilter;
  * The WebFlux filters of {@code sluice.routes}, in a reactive web application, placed around Spring Security's
  * chain where it is present (see {@link SluiceFilterPlacement}); off with {@code sluice.filter.enabled=false}.
  */
-@AutoConfiguration(after = SluiceAutoConfiguration.class)
-@ConditionalOnProperty(prefix = "sluice", name = "enabled", havingValue = "true", matchIfMissing = true)
+@AutoConfiguration(after = SluiceAutoConfiguration.class,
+        afterName = "org.springframework.boot.security.autoconfigure.web.reactive.ReactiveWebSecurityAutoConfiguration")
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
 @ConditionalOnClass(name = {"org.springframework.web.server.WebFilter", "reactor.core.publisher.Mono"})
-@ConditionalOnProperty(prefix = "sluice.filter", name = "enabled", havingValue = "true", matchIfMissing = true)
+@ConditionalOnSluiceSwitch({"sluice.enabled", "sluice.filter.enabled"})
 public class SluiceWebFluxAutoConfiguration {
 
     @Bean
@@ -44,11 +45,15 @@ public class SluiceWebFluxAutoConfiguration {
     }
 
     /** With Spring Security, the policies keyed on the request (address, header, global), ahead of its chain. */
-    @Bean
-    @ConditionalOnMissingBean(name = "sluiceEarlyWebFilter")
-    SluiceWebFilter sluiceEarlyWebFilter(HttpRateLimiter rateLimiter, SluiceFilterPlacement placement) {
-        return new SluiceWebFilter(rateLimiter.restrictedTo(placement::early),
-                placement.split() ? placement.earlyOrder() : placement.order(), placement.split());
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnBean(type = "org.springframework.security.web.server.WebFilterChainProxy")
+    static class Early {
+        @Bean
+        @ConditionalOnMissingBean(name = "sluiceEarlyWebFilter")
+        SluiceWebFilter sluiceEarlyWebFilter(HttpRateLimiter rateLimiter, SluiceFilterPlacement placement) {
+            return new SluiceWebFilter(rateLimiter.restrictedTo(placement::early),
+                    placement.split() ? placement.earlyOrder() : placement.order(), placement.split());
+        }
     }
 
     /** Checks, once every bean exists, the web filters in the order WebFlux will run them. */

@@ -11,7 +11,6 @@ import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.web.server.WebServerFactoryCustomizer;
 import org.springframework.boot.web.servlet.AbstractFilterRegistrationBean;
@@ -29,9 +28,8 @@ import org.springframework.util.ClassUtils;
  * where it is present; off with {@code sluice.filter.enabled=false}.
  */
 @AutoConfiguration(after = SluiceAutoConfiguration.class)
-@ConditionalOnProperty(prefix = "sluice", name = "enabled", havingValue = "true", matchIfMissing = true)
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
-@ConditionalOnProperty(prefix = "sluice.filter", name = "enabled", havingValue = "true", matchIfMissing = true)
+@ConditionalOnSluiceSwitch({"sluice.enabled", "sluice.filter.enabled"})
 public class SluiceWebMvcAutoConfiguration {
 
     /**

@@ -49,7 +49,7 @@ class InvalidPropertiesTest {
                 "sluice.policies.p.queue-limit=-1",
                 "sluice.policies.p.max-retries=11",
                 "sluice.policies.p.identity=cookie",
-                "sluice.policies.p.shadow=yes",
+                "sluice.policies.p.shadow=flase",
                 "sluice.routes.r.policy=nope",
                 "sluice.routes.r.cost=11",
                 "sluice.routes.r.pattern=api",
@@ -59,8 +59,8 @@ class InvalidPropertiesTest {
                 "sluice.client.trusted-proxies=proxy.example.com",
                 "sluice.client.api-key-header=X Key",
                 "sluice.shadow=maybe",
-                "sluice.strict-matching=1",
-                "sluice.headers.enabled=on",
+                "sluice.strict-matching=maybe",
+                "sluice.headers.enabled=2",
                 "sluice.problem.type=not a uri");
     }
 
