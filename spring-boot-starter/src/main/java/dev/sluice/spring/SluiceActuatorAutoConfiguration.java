@@ -2,6 +2,7 @@ package dev.sluice.spring;
 
 import dev.sluice.limiter.RateLimiters;
 import dev.sluice.http.HttpRateLimiter;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -25,8 +26,9 @@ public class SluiceActuatorAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean
         @ConditionalOnAvailableEndpoint
-        RateLimitsEndpoint sluiceRateLimitsEndpoint(HttpRateLimiter rateLimiter, RateLimiters limiters) {
-            return new RateLimitsEndpoint(rateLimiter, SluiceRateLimiters.backendOf(limiters));
+        RateLimitsEndpoint sluiceRateLimitsEndpoint(HttpRateLimiter rateLimiter, RateLimiters limiters,
+                ObjectProvider<ProtectionReport> report) {
+            return new RateLimitsEndpoint(rateLimiter, SluiceRateLimiters.backendOf(limiters), report.getIfAvailable());
         }
     }
 

@@ -6,6 +6,7 @@ import org.springframework.boot.context.properties.bind.AbstractBindHandler;
 import org.springframework.boot.context.properties.bind.BindContext;
 import org.springframework.boot.context.properties.bind.BindException;
 import org.springframework.boot.context.properties.bind.BindHandler;
+import org.springframework.boot.context.properties.bind.UnboundConfigurationPropertiesException;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.source.ConfigurationProperty;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
@@ -44,6 +45,24 @@ final class SluiceBinding extends AbstractBindHandler {
             check(name, target, context);
         }
         return super.onFailure(name, target, context, error);
+    }
+
+    /** An unknown {@code sluice.*} property, named with the nearest valid one instead of Boot's generic message. */
+    @Override
+    public void onFinish(ConfigurationPropertyName name, Bindable<?> target, BindContext context, Object result)
+            throws Exception {
+        try {
+            super.onFinish(name, target, context, result);
+        } catch (UnboundConfigurationPropertiesException e) {
+            if (!ROOT.equals(name) && !ROOT.isAncestorOf(name)) {
+                throw e;
+            }
+            java.util.List<String> messages = new java.util.ArrayList<>();
+            for (ConfigurationProperty p : e.getUnboundProperties()) {
+                messages.add(UnknownProperties.message(p.getName().toString()));
+            }
+            throw new InvalidSluiceConfigurationException(String.join("; ", messages), e);
+        }
     }
 
     private static void check(ConfigurationPropertyName name, Bindable<?> target, BindContext context) {

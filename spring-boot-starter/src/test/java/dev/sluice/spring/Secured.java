@@ -100,7 +100,7 @@ final class Secured {
 
     static int get(int port, String path, String... headers) throws Exception {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                .timeout(Duration.ofSeconds(10));
+                .timeout(Duration.ofSeconds(30));
         if (headers.length > 0) {
             b.headers(headers);
         }
@@ -119,7 +119,7 @@ final class Secured {
     /** A form login's status: a redirect, to the target or to {@code /login?error}, or what Sluice answered. */
     static HttpResponse<Void> login(int port, String user, String password) throws Exception {
         HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/login"))
-                .timeout(Duration.ofSeconds(10)).header("Content-Type", "application/x-www-form-urlencoded")
+                .timeout(Duration.ofSeconds(30)).header("Content-Type", "application/x-www-form-urlencoded")
                 .POST(HttpRequest.BodyPublishers.ofString("username=" + user + "&password=" + password)).build();
         return CLIENT.send(request, HttpResponse.BodyHandlers.discarding());
     }
