@@ -96,8 +96,9 @@ public final class ProtectionReport {
         if (p != null) {
             policy.put("limit", p.spec().toString());
             policy.put("identity", identities.getOrDefault(name, List.of("custom")));
-            if (place != null) {
-                policy.put("runs", place.apply(name));
+            String runs = place == null ? null : place.apply(name);
+            if (runs != null) {
+                policy.put("runs", runs);
             }
             policy.put("backend", backend);
             policy.put("failureMode", p.options().failureMode().name().toLowerCase(Locale.ROOT));
@@ -137,12 +138,13 @@ public final class ProtectionReport {
             b.append("\n  ").append(String.join(",", methods)).append(' ')
                     .append(route.get("pattern"));
             for (Object o : (List<?>) route.get("policies")) {
-                b.append("\n    ").append(line(cast(o)));
+                b.append("\n    ").append(line(cast(o), true, true));
             }
         }
         uses().forEach((policy, where) -> {
             for (String w : where) {
-                b.append("\n  ").append(w).append("\n    ").append(line(policy(policy)));
+                // A gateway filter keys on the policy's identity; a method on its annotation's key, named in w.
+                b.append("\n  ").append(w).append("\n    ").append(line(policy(policy), w.startsWith("gateway"), false));
             }
         });
         for (String w : warnings()) {
@@ -151,14 +153,17 @@ public final class ProtectionReport {
         return b.toString();
     }
 
-    private static String line(Map<String, Object> p) {
+    private static String line(Map<String, Object> p, boolean identified, boolean routed) {
         StringBuilder b = new StringBuilder().append(p.get("name"));
         if (!p.containsKey("limit")) {
             return b.append(": no such policy").toString();
         }
-        List<String> identity = cast(p.get("identity"));
-        b.append(": ").append(p.get("limit")).append(", identity ").append(String.join(",", identity));
-        if (p.containsKey("runs")) {
+        b.append(": ").append(p.get("limit"));
+        if (identified) {
+            List<String> identity = cast(p.get("identity"));
+            b.append(", identity ").append(String.join(",", identity));
+        }
+        if (routed && p.containsKey("runs")) {
             b.append(", ").append(p.get("runs"));
         }
         b.append(", failure mode ").append(p.get("failureMode"));

@@ -51,6 +51,8 @@ final class ProtectionReportTest {
             assertThat(report.warnings()).containsExactly("Sluice: policy 'tight' is configured, but no route"
                     + " (sluice.routes), gateway filter or @RateLimited method uses it, so it limits nothing");
             assertThat(report.uses()).containsOnlyKeys("reports", "edge");
+            assertThat(report.uses().get("reports")).containsExactly("@RateLimited "
+                    + Reports.Service.class.getName() + ".run (one budget for every caller)");
             assertThat(report.uses().get("edge"))
                     .containsExactly("gateway filter spring.cloud.gateway.server.webflux.routes[0].filters[0]");
             List<Map<String, Object>> routes = report.routes();
@@ -67,7 +69,10 @@ final class ProtectionReportTest {
             assertThat(output).contains("Sluice protection (store: in-process)\n  POST /login\n    login-limit: ")
                     .contains("\n  * /api/*\n    per-user: ")
                     .contains("identity principal, filter order 0, failure mode deny")
-                    .contains("\n  @RateLimited " + Reports.Service.class.getName() + ".run\n    reports: ")
+                    .contains("\n  @RateLimited " + Reports.Service.class.getName() + ".run (one budget for every caller)"
+                            + "\n    reports: FixedWindow[permitLimit=3, windowMillis=3600000], failure mode allow\n")
+                    .contains("\n  gateway filter spring.cloud.gateway.server.webflux.routes[0].filters[0]\n    edge: "
+                            + "FixedWindow[permitLimit=100, windowMillis=1000], identity address, failure mode allow\n")
                     .contains("WARN").contains("policy 'tight' is configured, but no route");
         });
     }
