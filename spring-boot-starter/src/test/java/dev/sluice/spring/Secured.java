@@ -25,7 +25,8 @@ import java.util.List;
 /**
  * What the Spring Security tests share: the issuer's key (its public half in a PEM file, for Spring Boot's
  * {@code spring.security.oauth2.resourceserver.jwt.public-key-location}), signed bearer tokens, Basic credentials,
- * a form login, and the common {@code sluice.*} arguments. The client never follows redirects.
+ * a form login, and the common {@code sluice.*} arguments. The client never follows redirects; its generous
+ * timeout is for a first request on a loaded two-core machine.
  */
 final class Secured {
     private static final HttpClient CLIENT = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
@@ -100,7 +101,7 @@ final class Secured {
 
     static int get(int port, String path, String... headers) throws Exception {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                .timeout(Duration.ofSeconds(30));
+                .timeout(Duration.ofSeconds(120));
         if (headers.length > 0) {
             b.headers(headers);
         }
@@ -119,7 +120,7 @@ final class Secured {
     /** A form login's status: a redirect, to the target or to {@code /login?error}, or what Sluice answered. */
     static HttpResponse<Void> login(int port, String user, String password) throws Exception {
         HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/login"))
-                .timeout(Duration.ofSeconds(30)).header("Content-Type", "application/x-www-form-urlencoded")
+                .timeout(Duration.ofSeconds(120)).header("Content-Type", "application/x-www-form-urlencoded")
                 .POST(HttpRequest.BodyPublishers.ofString("username=" + user + "&password=" + password)).build();
         return CLIENT.send(request, HttpResponse.BodyHandlers.discarding());
     }

@@ -1,7 +1,6 @@
 package dev.sluice.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.security.Principal;
 import java.util.ArrayList;
@@ -46,7 +45,7 @@ final class WebFluxSecurityTest {
         }
     }
 
-    private static ConfigurableApplicationContext reactive(String... args) {
+    static ConfigurableApplicationContext reactive(String... args) {
         return new SpringApplicationBuilder(SecuredReactiveApp.class)
                 .web(org.springframework.boot.WebApplicationType.REACTIVE).run(args);
     }
@@ -86,19 +85,6 @@ final class WebFluxSecurityTest {
     void filters_sitEachSideOfTheSecurityChain() {
         assertThat(app.getBean("sluiceEarlyWebFilter", SluiceWebFilter.class).getOrder()).isEqualTo(-101);
         assertThat(app.getBean("sluiceWebFilter", SluiceWebFilter.class).getOrder()).isEqualTo(0);
-    }
-
-    @Test
-    void principalPolicy_onTheLoginProcessingUrl_failsStartUpNamingTheFix() {
-        assertThatThrownBy(() -> reactive(Secured.args("--sluice.routes.login.policy=per-client")))
-                .hasStackTraceContaining("policy 'per-client' (identity [principal]) is on route POST /login")
-                .hasStackTraceContaining("sluice.policies.per-client.identity=address");
-    }
-
-    @Test
-    void userOrder_beforeTheChain_forAPrincipalPolicy_failsStartUp() {
-        assertThatThrownBy(() -> reactive(Secured.args("--sluice.filter.order=-200")))
-                .hasStackTraceContaining("policy 'per-client' (identity [principal]) runs before Spring Security's");
     }
 
     @SpringBootConfiguration
