@@ -145,12 +145,22 @@ public final class SluiceWebFilter implements WebFilter, Ordered {
             response.setStatusCode(HttpStatusCode.valueOf(decision.status()));
             headers.set(HttpHeaders.CONTENT_TYPE, HttpDecision.PROBLEM_CONTENT_TYPE);
             headers.setContentLength(body.length);
+            if (hasBody(exchange.getRequest())) {
+                // The request's body is never read: the connection must not carry the client's next request
+                // after it (the servlet container drains or closes by itself; a reactive server may not).
+                headers.set(HttpHeaders.CONNECTION, "close");
+            }
             return response.writeWith(Mono.fromSupplier(() -> response.bufferFactory().wrap(body)));
         }
         if (decision.heldLeases().isEmpty()) {
             return chain.filter(exchange);
         }
         return chain.filter(exchange).doFinally(signal -> decision.release());
+    }
+
+    private static boolean hasBody(ServerHttpRequest request) {
+        HttpHeaders h = request.getHeaders();
+        return h.getContentLength() > 0 || h.containsHeader(HttpHeaders.TRANSFER_ENCODING);
     }
 
     /** A reactive request as the rate limiter reads it. */

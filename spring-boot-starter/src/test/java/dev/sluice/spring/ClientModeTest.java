@@ -18,18 +18,36 @@ import org.springframework.context.ConfigurableApplicationContext;
 /**
  * An application whose Hazelcast is a client (Boot's, from {@code client-hazelcast.yaml}, which names no
  * Sluice serialization: the starter adds it) of a member started as {@link SluiceMember} starts it (its
- * config from {@code sluice-member.yaml}, port 8121). When the member is gone, health is DOWN and requests
+ * config from {@code sluice-member.yaml}, on a free port). When the member is gone, health is DOWN and requests
  * follow the policies' failure mode.
  */
 class ClientModeTest {
     private static HazelcastInstance member;
     private static ConfigurableApplicationContext app;
 
+    /**
+     * The two files with a free port and a cluster name of this run: with 8121 and one name, a client could fail
+     * over to another build's member on the same machine, and decide there after its own member is gone.
+     */
     @BeforeAll
     static void start() throws Exception {
-        member = Hazelcast.newHazelcastInstance(SluiceMember.config(new String[] {"target/test-classes/sluice-member.yaml"}));
+        int port;
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+            port = s.getLocalPort();
+        }
+        String cluster = "sluice-spring-client-" + java.util.UUID.randomUUID();
+        java.nio.file.Path dir = java.nio.file.Files.createDirectories(java.nio.file.Path.of("target", "client-mode"));
+        java.nio.file.Path memberConfig = dir.resolve("sluice-member.yaml");
+        java.nio.file.Path clientConfig = dir.resolve("client-hazelcast.yaml");
+        for (String[] file : new String[][] {{"sluice-member.yaml", memberConfig.toString()},
+                {"client-hazelcast.yaml", clientConfig.toString()}}) {
+            java.nio.file.Files.writeString(java.nio.file.Path.of(file[1]), java.nio.file.Files
+                    .readString(java.nio.file.Path.of("target", "test-classes", file[0]))
+                    .replace("8121", String.valueOf(port)).replace("sluice-spring-client", cluster));
+        }
+        member = Hazelcast.newHazelcastInstance(SluiceMember.config(new String[] {memberConfig.toString()}));
         app = new SpringApplicationBuilder(ServletApp.class).run("--server.port=0",
-                "--spring.hazelcast.config=classpath:client-hazelcast.yaml");
+                "--spring.hazelcast.config=file:" + clientConfig.toAbsolutePath());
     }
 
     @AfterAll
