@@ -29,8 +29,6 @@ import java.util.List;
  * timeout is for a first request on a loaded two-core machine.
  */
 final class Secured {
-    private static final HttpClient CLIENT = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(5)).followRedirects(HttpClient.Redirect.NEVER).build();
     private static final KeyPair KEYS = keys();
     static final Path PUBLIC_KEY = publicKeyFile();
 
@@ -101,11 +99,11 @@ final class Secured {
 
     static int get(int port, String path, String... headers) throws Exception {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                .timeout(Duration.ofSeconds(120));
+                .timeout(Duration.ofSeconds(60));
         if (headers.length > 0) {
             b.headers(headers);
         }
-        return CLIENT.send(b.build(), HttpResponse.BodyHandlers.discarding()).statusCode();
+        return client().send(b.build(), HttpResponse.BodyHandlers.discarding()).statusCode();
     }
 
     static int bearer(int port, String path, String subject) throws Exception {
@@ -120,8 +118,17 @@ final class Secured {
     /** A form login's status: a redirect, to the target or to {@code /login?error}, or what Sluice answered. */
     static HttpResponse<Void> login(int port, String user, String password) throws Exception {
         HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/login"))
-                .timeout(Duration.ofSeconds(120)).header("Content-Type", "application/x-www-form-urlencoded")
+                .timeout(Duration.ofSeconds(60)).header("Content-Type", "application/x-www-form-urlencoded")
                 .POST(HttpRequest.BodyPublishers.ofString("username=" + user + "&password=" + password)).build();
-        return CLIENT.send(request, HttpResponse.BodyHandlers.discarding());
+        return client().send(request, HttpResponse.BodyHandlers.discarding());
+    }
+
+    /**
+     * A client of its own for each request, so each is on a new connection, as a guesser's usually is. A run on
+     * a shared keep-alive connection hung at times on WebFlux after a series of 401s and 429s (not understood).
+     */
+    private static HttpClient client() {
+        return HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5))
+                .followRedirects(HttpClient.Redirect.NEVER).build();
     }
 }
