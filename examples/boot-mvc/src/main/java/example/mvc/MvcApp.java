@@ -1,8 +1,13 @@
 package example.mvc;
 
+import com.hazelcast.config.NetworkConfig;
 import dev.sluice.spring.RateLimited;
+import java.util.List;
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.boot.hazelcast.autoconfigure.HazelcastConfigCustomizer;
+import org.springframework.context.annotation.Bean;
 import org.springframework.stereotype.Service;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
@@ -17,6 +22,20 @@ public class MvcApp {
 
     public static void main(String[] args) {
         SpringApplication.run(MvcApp.class, args);
+    }
+
+    /**
+     * The member's ports from one property, {@code example.hazelcast-port} (5701 in application.yml): the
+     * member takes the first free of that port and the next, and looks for its peer on both, so a second copy
+     * of this example beside the first runs with {@code --example.hazelcast-port=5711} and forms a cluster of
+     * its own instead of joining this one.
+     */
+    @Bean
+    HazelcastConfigCustomizer memberPorts(@Value("${example.hazelcast-port}") int port) {
+        return config -> {
+            NetworkConfig network = config.getNetworkConfig().setPort(port).setPortAutoIncrement(true).setPortCount(2);
+            network.getJoin().getTcpIpConfig().setMembers(List.of("127.0.0.1:" + port, "127.0.0.1:" + (port + 1)));
+        };
     }
 
     @RestController

@@ -18,8 +18,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The README's commands: two {@code java -jar} instances of the packaged application, each an embedded
- * Hazelcast member, share one budget. Runs after {@code package} ({@code mvn verify}); ports are free ones,
- * written into a copy of hazelcast.yaml with a cluster name of the run's own.
+ * Hazelcast member, share one budget. Runs after {@code package} ({@code mvn verify}); ports are free ones
+ * (Hazelcast's through {@code --example.hazelcast-port}), with a copy of hazelcast.yaml whose cluster name is the
+ * run's own.
  */
 class TwoInstancesIT {
     private static final HttpClient HTTP = HttpClient.newHttpClient();
@@ -27,18 +28,15 @@ class TwoInstancesIT {
     @Test
     void twoInstances_shareOneBudget() throws Exception {
         int[] http = {freePort(), freePort()};
-        int[] hazelcast = {freePort(), freePort()};
+        int hazelcast = twoFreePorts();
         Path config = Path.of("target", "it", "hazelcast.yaml");
         Files.createDirectories(config.getParent());
         Files.writeString(config, Files.readString(Path.of("src", "main", "resources", "hazelcast.yaml"))
-                .replace("sluice-example-mvc", "sluice-example-mvc-" + UUID.randomUUID())
-                .replace("port: 5701", "port: " + hazelcast[0])
-                .replace("127.0.0.1:5701", "127.0.0.1:" + hazelcast[0])
-                .replace("127.0.0.1:5702", "127.0.0.1:" + hazelcast[1]));
+                .replace("sluice-example-mvc", "sluice-example-mvc-" + UUID.randomUUID()));
         List<Process> instances = new ArrayList<>();
         try {
             for (int i = 0; i < 2; i++) {
-                instances.add(start(http[i], config, Path.of("target", "it", "instance-" + i + ".log")));
+                instances.add(start(hazelcast, http[i], config, Path.of("target", "it", "instance-" + i + ".log")));
             }
             for (int i = 0; i < 2; i++) {
                 awaitUp(instances.get(i), http[i], Path.of("target", "it", "instance-" + i + ".log"));
@@ -71,10 +69,11 @@ class TwoInstancesIT {
     }
 
     /** {@code java -jar target/sluice-example-mvc.jar --server.port=...}: the manifest carries Hazelcast's flags. */
-    private static Process start(int port, Path config, Path log) throws IOException {
+    private static Process start(int hazelcast, int port, Path config, Path log) throws IOException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         return new ProcessBuilder(java, "-jar", Path.of("target", "sluice-example-mvc.jar").toString(),
-                "--server.port=" + port, "--spring.hazelcast.config=file:" + config.toAbsolutePath())
+                "--server.port=" + port, "--spring.hazelcast.config=file:" + config.toAbsolutePath(),
+                "--example.hazelcast-port=" + hazelcast)
                 .redirectErrorStream(true).redirectOutput(log.toFile()).start();
     }
 
@@ -99,6 +98,22 @@ class TwoInstancesIT {
     private static HttpResponse<String> get(int port, String path) throws Exception {
         return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).build(),
                 HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** A free port whose next is free too: the member's and its peer's ({@code example.hazelcast-port}). */
+    private static int twoFreePorts() throws IOException {
+        for (int attempt = 0; attempt < 50; attempt++) {
+            int port = freePort();
+            if (port < 65535) {
+                try {
+                    new ServerSocket(port + 1).close();
+                    return port;
+                } catch (IOException taken) {
+                    // try another
+                }
+            }
+        }
+        throw new IOException("no two consecutive free ports");
     }
 
     private static int freePort() throws IOException {

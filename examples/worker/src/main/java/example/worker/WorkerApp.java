@@ -1,11 +1,16 @@
 package example.worker;
 
+import com.hazelcast.config.NetworkConfig;
 import dev.sluice.spring.RateLimitExceededException;
 import dev.sluice.spring.RateLimited;
+import java.util.List;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.boot.hazelcast.autoconfigure.HazelcastConfigCustomizer;
+import org.springframework.context.annotation.Bean;
 import org.springframework.scheduling.annotation.EnableScheduling;
 import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.stereotype.Component;
@@ -22,6 +27,20 @@ public class WorkerApp {
 
     public static void main(String[] args) {
         SpringApplication.run(WorkerApp.class, args);
+    }
+
+    /**
+     * The member's ports from one property, {@code example.hazelcast-port} (5701 in application.yml): the
+     * member takes the first free of that port and the next, and looks for its peer on both, so a second copy
+     * of this example beside the first runs with {@code --example.hazelcast-port=5711} and forms a cluster of
+     * its own instead of joining this one.
+     */
+    @Bean
+    HazelcastConfigCustomizer memberPorts(@Value("${example.hazelcast-port}") int port) {
+        return config -> {
+            NetworkConfig network = config.getNetworkConfig().setPort(port).setPortAutoIncrement(true).setPortCount(2);
+            network.getJoin().getTcpIpConfig().setMembers(List.of("127.0.0.1:" + port, "127.0.0.1:" + (port + 1)));
+        };
     }
 
     @Service

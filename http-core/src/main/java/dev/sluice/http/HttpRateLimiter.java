@@ -71,6 +71,8 @@ public final class HttpRateLimiter implements AutoCloseable {
     private final RateLimitFilterConfig config;
     private final Map<String, PartitionedRateLimiter<String>> limiters;
     private final Map<String, Counters> counters;
+    /** The policies this instance decides by route; null for all of them. */
+    private final java.util.function.Predicate<String> routed;
 
     /**
      * A rate limiter that enforces {@code config} on {@code limiters}.
@@ -94,6 +96,7 @@ public final class HttpRateLimiter implements AutoCloseable {
         }
         this.limiters = Collections.unmodifiableMap(created);
         this.counters = Collections.unmodifiableMap(counted);
+        this.routed = null;
         try {
             checkIdentityKeys(limiters, config);
         } catch (RuntimeException e) {
@@ -140,6 +143,24 @@ public final class HttpRateLimiter implements AutoCloseable {
                     + " sluice.client.identity-secret (or environment variable " + IdentityKeys.ENVIRONMENT
                     + ") to the same secret on every replica to store them under a keyed hash");
         }
+    }
+
+    private HttpRateLimiter(HttpRateLimiter whole, java.util.function.Predicate<String> routed) {
+        this.config = whole.config;
+        this.limiters = whole.limiters;
+        this.counters = whole.counters;
+        this.routed = routed;
+    }
+
+    /**
+     * This rate limiter deciding by route only the policies {@code policies} accepts, sharing its limiters,
+     * budgets and statistics: for a server where some policies can be decided earlier than others (ahead of an
+     * authentication filter, say, and after it). {@link #decideAsync(HttpRequestView, List)} is not restricted;
+     * {@link #close()} closes the shared limiters.
+     */
+    public HttpRateLimiter restrictedTo(java.util.function.Predicate<String> policies) {
+        Objects.requireNonNull(policies, "policies");
+        return new HttpRateLimiter(this, routed == null ? policies : routed.and(policies));
     }
 
     /**
@@ -281,6 +302,9 @@ public final class HttpRateLimiter implements AutoCloseable {
         List<RateLimitFilterConfig.Applied> applied =
                 config.match(RequestMethods.of(request, config.strictMatching(), config.overridesMatter()),
                         request.getPath());
+        if (routed != null && !applied.isEmpty()) {
+            applied = applied.stream().filter(a -> routed.test(a.policy().name())).toList();
+        }
         if (applied.isEmpty()) {
             return CompletableFuture.completedFuture(HttpDecision.NOT_LIMITED);
         }

@@ -8,9 +8,10 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 /**
- * The versions of Hazelcast and Micrometer Sluice was built and tested with, and a start-up warning when the
- * application runs others: Spring Boot's dependency management picks its own (Boot 4.0.7: Hazelcast 5.5.0,
- * Micrometer 1.16.6) unless the build overrides them.
+ * The versions of Hazelcast and Micrometer Sluice was built and tested with, the oldest it supports, and a
+ * start-up warning when the application runs one outside that range. Spring Boot's dependency management picks
+ * its own (Boot 4.0.7: Hazelcast 5.5.0, Micrometer 1.16.6), inside the range, so a Boot application is not
+ * warned.
  */
 final class BuiltWith {
     private static final Log LOG = LogFactory.getLog(SluiceAutoConfiguration.class);
@@ -35,30 +36,54 @@ final class BuiltWith {
         return VERSIONS.getProperty(library + ".version");
     }
 
+    /** The oldest minor release of {@code library} Sluice supports ({@code 1.16}), or null. */
+    static String oldest(String library) {
+        return VERSIONS.getProperty(library + ".oldest");
+    }
+
     /** Logs {@link #mismatch} of {@code library}, if any. */
     static void check(String library, String running) {
-        String warning = mismatch(library, running, version(library));
+        String warning = mismatch(library, running, oldest(library), version(library));
         if (warning != null) {
             LOG.warn(warning);
         }
     }
 
     /**
-     * A warning when {@code running} and {@code built} differ in major or minor version, else null (also when
-     * either is unknown): a patch release is expected to be compatible, another minor one was not tested.
+     * A warning when {@code running} is outside the supported minor releases, {@code oldest} to {@code built}'s
+     * minor, else null (also when any is unknown): a patch release is expected to be compatible, and a minor
+     * release outside the range was not tested.
      */
-    static String mismatch(String library, String running, String built) {
-        if (running == null || built == null || majorMinor(running).equals(majorMinor(built))) {
+    static String mismatch(String library, String running, String oldest, String built) {
+        if (running == null || built == null) {
             return null;
         }
-        return "Sluice: this application runs " + library + " " + running + ", Sluice was built and tested with "
-                + built + ". Spring Boot's dependency management sets its own version unless the build overrides it"
-                + " (with spring-boot-starter-parent: <" + library + ".version>" + built + "</" + library
-                + ".version>); see the README's Spring Boot section.";
+        int[] r = majorMinor(running);
+        int[] newest = majorMinor(built);
+        int[] first = oldest == null ? newest : majorMinor(oldest);
+        if (r == null || newest == null || first == null
+                || (compare(r, first) >= 0 && compare(r, newest) <= 0)) {
+            return null;
+        }
+        String range = first[0] + "." + first[1] + (compare(first, newest) == 0 ? ""
+                : " to " + newest[0] + "." + newest[1]);
+        return "Sluice: this application runs " + library + " " + running + ", outside the releases Sluice supports ("
+                + range + "; built and tested with " + built + "). Spring Boot's dependency management sets its own"
+                + " version unless the build overrides it (with spring-boot-starter-parent: <" + library
+                + ".version>" + built + "</" + library + ".version>); see the README's Spring Boot section.";
     }
 
-    private static String majorMinor(String version) {
+    private static int compare(int[] a, int[] b) {
+        return a[0] != b[0] ? Integer.compare(a[0], b[0]) : Integer.compare(a[1], b[1]);
+    }
+
+    /** The major and minor numbers of a version, or null if it does not start with them. */
+    private static int[] majorMinor(String version) {
         String[] parts = version.split("[.-]");
-        return parts.length >= 2 ? parts[0] + "." + parts[1] : version;
+        try {
+            return parts.length >= 2 ? new int[] {Integer.parseInt(parts[0]), Integer.parseInt(parts[1])} : null;
+        } catch (NumberFormatException e) {
+            return null;
+        }
     }
 }

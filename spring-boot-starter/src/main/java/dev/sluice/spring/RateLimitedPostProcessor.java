@@ -136,6 +136,10 @@ final class RateLimitedPostProcessor extends AbstractBeanFactoryAwareAdvisingPos
                 checkKey(use, interceptor);
             }
         }
+        beanFactory.getBeanProvider(ProtectionReport.class).ifAvailable(report -> uses.forEach(use ->
+                report.use(use.annotation().policy(), "@RateLimited " + use.method().getDeclaringClass().getName()
+                        + "." + use.method().getName() + (use.annotation().key().isEmpty()
+                                ? " (one budget for every caller)" : " (key " + use.annotation().key() + ")"))));
     }
 
     private static final String HOW_TO_NAME = "name a parameter by position, #p0 (or #a0) for the first, which"

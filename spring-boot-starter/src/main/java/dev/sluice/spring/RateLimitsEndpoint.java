@@ -16,7 +16,8 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
 
 /**
  * {@code /actuator/ratelimits}: the backend, every policy (its spec, options, and what this instance
- * decided: the HTTP filters' counts and the limiter's), and the routes. {@code /actuator/ratelimits/<policy>}
+ * decided: the HTTP filters' counts and the limiter's), the routes, and the {@link ProtectionReport} under
+ * {@code protection}. {@code /actuator/ratelimits/<policy>}
  * shows one policy. Statistics are this instance's, since it started; the budgets themselves live in the
  * store.
  */
@@ -24,10 +25,17 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
 public class RateLimitsEndpoint {
     private final HttpRateLimiter rateLimiter;
     private final String backend;
+    private final ProtectionReport report;
 
     public RateLimitsEndpoint(HttpRateLimiter rateLimiter, String backend) {
+        this(rateLimiter, backend, null);
+    }
+
+    /** An endpoint that also shows {@code report} under {@code protection}, when not null. */
+    public RateLimitsEndpoint(HttpRateLimiter rateLimiter, String backend, ProtectionReport report) {
         this.rateLimiter = rateLimiter;
         this.backend = backend;
+        this.report = report;
     }
 
     @ReadOperation
@@ -51,6 +59,13 @@ public class RateLimitsEndpoint {
         body.put("shadow", rateLimiter.config().shadow());
         body.put("policies", policies);
         body.put("routes", routes);
+        if (report != null) {
+            Map<String, Object> protection = new LinkedHashMap<>();
+            protection.put("routes", report.routes());
+            protection.put("uses", report.uses());
+            protection.put("warnings", report.warnings());
+            body.put("protection", protection);
+        }
         return body;
     }
 

@@ -2,11 +2,11 @@ package dev.sluice.spring;
 
 import dev.sluice.limiter.RateLimiters;
 import dev.sluice.http.HttpRateLimiter;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -16,7 +16,7 @@ import org.springframework.context.annotation.Configuration;
  * {@code sluice} (unless {@code management.health.sluice.enabled=false}).
  */
 @AutoConfiguration(after = SluiceAutoConfiguration.class)
-@ConditionalOnProperty(prefix = "sluice", name = "enabled", havingValue = "true", matchIfMissing = true)
+@ConditionalOnSluiceSwitch("sluice.enabled")
 public class SluiceActuatorAutoConfiguration {
 
     @Configuration(proxyBeanMethods = false)
@@ -26,8 +26,9 @@ public class SluiceActuatorAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean
         @ConditionalOnAvailableEndpoint
-        RateLimitsEndpoint sluiceRateLimitsEndpoint(HttpRateLimiter rateLimiter, RateLimiters limiters) {
-            return new RateLimitsEndpoint(rateLimiter, SluiceRateLimiters.backendOf(limiters));
+        RateLimitsEndpoint sluiceRateLimitsEndpoint(HttpRateLimiter rateLimiter, RateLimiters limiters,
+                ObjectProvider<ProtectionReport> report) {
+            return new RateLimitsEndpoint(rateLimiter, SluiceRateLimiters.backendOf(limiters), report.getIfAvailable());
         }
     }
 

@@ -7,10 +7,12 @@ import dev.sluice.http.RateLimitFilterConfig;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
+import org.springframework.boot.context.event.ApplicationReadyEvent;
+import org.springframework.context.ApplicationListener;
+import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.Environment;
 
 /**
@@ -23,7 +25,7 @@ import org.springframework.core.env.Environment;
  * {@link SluiceMetricsAutoConfiguration} and {@link SluiceActuatorAutoConfiguration}.
  */
 @AutoConfiguration(after = SluiceBackendAutoConfiguration.class)
-@ConditionalOnProperty(prefix = "sluice", name = "enabled", havingValue = "true", matchIfMissing = true)
+@ConditionalOnSluiceSwitch("sluice.enabled")
 @EnableConfigurationProperties(SluiceProperties.class)
 @Import(SluiceBinding.Advisor.class)
 public class SluiceAutoConfiguration {
@@ -65,6 +67,38 @@ public class SluiceAutoConfiguration {
         }
         return new HttpRateLimiter(store, config);
     }
+
+    /**
+     * What Sluice protects, with the policies Spring Cloud Gateway routes in properties name; logged when the
+     * application is ready ({@link #sluiceProtectionReportLogger}).
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    public ProtectionReport sluiceProtectionReport(HttpRateLimiter rateLimiter, RateLimiters limiters,
+            SluiceProperties properties, ObjectProvider<SluiceFilterPlacement> placement, Environment environment) {
+        ProtectionReport report = new ProtectionReport(rateLimiter, SluiceRateLimiters.backendOf(limiters),
+                SluiceFilterPlacement.identities(properties, rateLimiter.config()), policy -> {
+                    SluiceFilterPlacement p = placement.getIfAvailable();
+                    return p == null ? null : p.place(policy);
+                });
+        if (environment instanceof ConfigurableEnvironment configurable) {
+            report.recordGatewayRoutes(configurable);
+        }
+        return report;
+    }
+
+    /** Logs the protection report as one block, and a warning for each policy nothing uses. */
+    @Bean
+    static ApplicationListener<ApplicationReadyEvent> sluiceProtectionReportLogger(
+            ObjectProvider<ProtectionReport> report) {
+        return event -> report.ifAvailable(r -> {
+            LOG.info(r.text());
+            r.warnings().forEach(LOG::warn);
+        });
+    }
+
+    private static final org.apache.commons.logging.Log LOG =
+            org.apache.commons.logging.LogFactory.getLog(ProtectionReport.class);
 
     /** Whether local-prefilter (and so Caffeine) is on the classpath. */
     static final class PrefilterSupport {

@@ -2,7 +2,6 @@ package dev.sluice.spring;
 
 import dev.sluice.limiter.RateLimiters;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Import;
 
@@ -14,7 +13,7 @@ import org.springframework.context.annotation.Import;
 @AutoConfiguration(afterName = {
         "org.springframework.boot.hazelcast.autoconfigure.HazelcastAutoConfiguration",
         "org.springframework.boot.cache.autoconfigure.CacheAutoConfiguration"})
-@ConditionalOnProperty(prefix = "sluice", name = "enabled", havingValue = "true", matchIfMissing = true)
+@ConditionalOnSluiceSwitch("sluice.enabled")
 @EnableConfigurationProperties(SluiceProperties.class)
 // Backends in order of preference; each registers only if no RateLimiters exists yet. They are imports, not
 // nested classes, because nested classes would be registered before the imports.

@@ -125,17 +125,26 @@ public class SluiceProperties {
         /** Whether the servlet or WebFlux filter is registered. */
         private boolean enabled = true;
         /**
-         * The filter's order. The default, 0, runs after Spring Security's filters (-100), so that the
-         * principal identity sees the authenticated user.
+         * The order of one filter deciding every policy. Unset (the default), Sluice places each policy where its
+         * identity is known: with Spring Security, a policy keyed on the address, a header or nothing (global)
+         * just before Spring Security's filter chain (order -100, so failed logins are counted), one keyed on the
+         * principal after it; without it, at 0. An order that contradicts that for some policy fails start-up
+         * unless override-security-order is true.
          */
-        private int order = 0;
+        private Integer order;
+        /**
+         * Run every policy at sluice.filter.order even where Spring Security's filter chain hides its requests
+         * (a policy keyed on the address after the chain) or its principal (one keyed on the principal before).
+         */
+        private boolean overrideSecurityOrder;
         /** The URL patterns the servlet filter is mapped to (routes decide what is limited within them). */
         private List<String> urlPatterns = new ArrayList<>(List.of("/*"));
-
         public boolean isEnabled() { return enabled; }
         public void setEnabled(boolean enabled) { this.enabled = enabled; }
-        public int getOrder() { return order; }
-        public void setOrder(int order) { this.order = order; }
+        public Integer getOrder() { return order; }
+        public void setOrder(Integer order) { this.order = order; }
+        public boolean isOverrideSecurityOrder() { return overrideSecurityOrder; }
+        public void setOverrideSecurityOrder(boolean overrideSecurityOrder) { this.overrideSecurityOrder = overrideSecurityOrder; }
         public List<String> getUrlPatterns() { return urlPatterns; }
         public void setUrlPatterns(List<String> urlPatterns) { this.urlPatterns = urlPatterns; }
     }

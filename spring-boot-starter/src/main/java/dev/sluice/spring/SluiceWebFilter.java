@@ -42,8 +42,9 @@ import reactor.netty.http.server.HttpServerRequest;
  * so no thread, and never an event-loop thread, waits for the store.
  *
  * <p>The path matched is the request's path inside the application, decoded. The principal is the
- * exchange's ({@link ServerWebExchange#getPrincipal()}), so with Spring Security the filter belongs after
- * its {@code WebFilterChainProxy} (order -100; this filter's default is 0). A concurrency policy's lease is
+ * exchange's ({@link ServerWebExchange#getPrincipal()}), so with Spring Security a policy keyed on it belongs
+ * after its {@code WebFilterChainProxy} (order -100), and one keyed on the address before it (the starter places
+ * them so, see {@code sluice.filter.order}). A concurrency policy's lease is
  * held until the response completes, errors or is cancelled.
  *
  * <p>The client address is the socket peer as Netty saw it (the channel's remote address) and the
@@ -60,10 +61,23 @@ import reactor.netty.http.server.HttpServerRequest;
 public final class SluiceWebFilter implements WebFilter, Ordered {
     private final HttpRateLimiter rateLimiter;
     private final int order;
+    private final boolean active;
 
+    /** A filter at {@code order} that decides {@code rateLimiter}'s routes. */
     public SluiceWebFilter(HttpRateLimiter rateLimiter, int order) {
+        this(rateLimiter, order, true);
+    }
+
+    /** An inactive filter passes every exchange on: a place kept for policies that have none to run in. */
+    SluiceWebFilter(HttpRateLimiter rateLimiter, int order, boolean active) {
         this.rateLimiter = Objects.requireNonNull(rateLimiter, "rateLimiter");
         this.order = order;
+        this.active = active;
+    }
+
+    /** Whether this filter decides anything. */
+    boolean active() {
+        return active;
     }
 
     @Override
@@ -73,6 +87,9 @@ public final class SluiceWebFilter implements WebFilter, Ordered {
 
     @Override
     public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
+        if (!active) {
+            return chain.filter(exchange);
+        }
         return view(exchange).flatMap(view -> decided(rateLimiter.decideAsync(view)))
                 .flatMap(decision -> answer(decision, exchange, chain));
     }
@@ -128,12 +145,22 @@ public final class SluiceWebFilter implements WebFilter, Ordered {
             response.setStatusCode(HttpStatusCode.valueOf(decision.status()));
             headers.set(HttpHeaders.CONTENT_TYPE, HttpDecision.PROBLEM_CONTENT_TYPE);
             headers.setContentLength(body.length);
+            if (hasBody(exchange.getRequest())) {
+                // The request's body is never read: the connection must not carry the client's next request
+                // after it (the servlet container drains or closes by itself; a reactive server may not).
+                headers.set(HttpHeaders.CONNECTION, "close");
+            }
             return response.writeWith(Mono.fromSupplier(() -> response.bufferFactory().wrap(body)));
         }
         if (decision.heldLeases().isEmpty()) {
             return chain.filter(exchange);
         }
         return chain.filter(exchange).doFinally(signal -> decision.release());
+    }
+
+    private static boolean hasBody(ServerHttpRequest request) {
+        HttpHeaders h = request.getHeaders();
+        return h.getContentLength() > 0 || h.containsHeader(HttpHeaders.TRANSFER_ENCODING);
     }
 
     /** A reactive request as the rate limiter reads it. */

@@ -26,12 +26,26 @@ class ClientModeTest {
     private static HazelcastInstance member;
     private static ConfigurableApplicationContext app;
 
+    /**
+     * The two files with a free port and a cluster name of this run: with a fixed port and one name, a client could
+     * fail over to another build's member on the same machine, and decide there after its own member is gone.
+     */
     @BeforeAll
     static void start() throws Exception {
         System.setProperty("sluice.test.member.port", Integer.toString(FreePorts.take()));
-        member = Hazelcast.newHazelcastInstance(SluiceMember.config(new String[] {"target/test-classes/sluice-member.yaml"}));
+        String cluster = "sluice-spring-client-" + java.util.UUID.randomUUID();
+        java.nio.file.Path dir = java.nio.file.Files.createDirectories(java.nio.file.Path.of("target", "client-mode"));
+        java.nio.file.Path memberConfig = dir.resolve("sluice-member.yaml");
+        java.nio.file.Path clientConfig = dir.resolve("client-hazelcast.yaml");
+        for (String[] file : new String[][] {{"sluice-member.yaml", memberConfig.toString()},
+                {"client-hazelcast.yaml", clientConfig.toString()}}) {
+            java.nio.file.Files.writeString(java.nio.file.Path.of(file[1]), java.nio.file.Files
+                    .readString(java.nio.file.Path.of("target", "test-classes", file[0]))
+                    .replace("sluice-spring-client", cluster));
+        }
+        member = Hazelcast.newHazelcastInstance(SluiceMember.config(new String[] {memberConfig.toString()}));
         app = new SpringApplicationBuilder(ServletApp.class).run("--server.port=0",
-                "--spring.hazelcast.config=classpath:client-hazelcast.yaml");
+                "--spring.hazelcast.config=file:" + clientConfig.toAbsolutePath());
     }
 
     @AfterAll

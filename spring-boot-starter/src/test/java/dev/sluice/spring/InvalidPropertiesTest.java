@@ -90,6 +90,21 @@ class InvalidPropertiesTest {
                 });
     }
 
+    /** Boot said only "Binding to target [Bindable@…] failed" and listed the key, naming no valid one. */
+    @Test
+    void unknownProperty_namesTheNearestValidOne() {
+        runner.withPropertyValues(VALID.toArray(String[]::new)).withPropertyValues("sluice.policies.p.windw=PT1M",
+                "sluice.filter.ordr=5").run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(messages(context.getStartupFailure())).anySatisfy(m -> assertThat(m)
+                            .contains("unknown property sluice.policies.p.windw; did you mean sluice.policies.p.window?")
+                            .contains("unknown property sluice.filter.ordr; did you mean sluice.filter.order?"));
+                });
+        runner.withPropertyValues(VALID.toArray(String[]::new)).withPropertyValues("sluice.clinet.identity=address")
+                .run(context -> assertThat(messages(context.getStartupFailure())).anySatisfy(m -> assertThat(m)
+                        .contains("unknown property sluice.clinet.identity; did you mean sluice.client?")));
+    }
+
     @Test
     void invalidPrefilterMode_failsStartUp() {
         runner.withPropertyValues(VALID.toArray(String[]::new)).withPropertyValues("sluice.prefilter.mode=sometimes")

@@ -119,4 +119,28 @@ class MetadataAndReadmeTest {
         assertThat(section).isPositive();
         assertThat(readme.substring(section)).contains("```yaml\n" + yml + "```\n");
     }
+
+    /** The secured login's YAML in the README binds, and its policies land on its routes as the text says. */
+    @Test
+    void readme_securedLoginYaml_binds() throws Exception {
+        String readme = Files.readString(Path.of("../README.md"));
+        int section = readme.indexOf("\n### Behind Spring Security\n");
+        assertThat(section).isPositive();
+        int start = readme.indexOf("```yaml\n", section) + "```yaml\n".length();
+        String yaml = readme.substring(start, readme.indexOf("```\n", start));
+        List<org.springframework.core.env.PropertySource<?>> sources = new org.springframework.boot.env
+                .YamlPropertySourceLoader().load("readme", new org.springframework.core.io.ByteArrayResource(
+                        yaml.getBytes(StandardCharsets.UTF_8)));
+        new org.springframework.boot.test.context.runner.ApplicationContextRunner()
+                .withConfiguration(org.springframework.boot.autoconfigure.AutoConfigurations.of(Sluice.AUTO_CONFIGURATIONS))
+                .withInitializer(c -> sources.forEach(c.getEnvironment().getPropertySources()::addFirst))
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    ProtectionReport report = context.getBean(ProtectionReport.class);
+                    assertThat(report.warnings()).isEmpty();
+                    assertThat(report.policy("login-limit")).containsEntry("identity", List.of("address"));
+                    assertThat(report.policy("per-user")).containsEntry("identity", List.of("principal"));
+                    assertThat(report.routes()).extracting(r -> r.get("pattern")).containsExactly("/login", "/api/*");
+                });
+    }
 }

@@ -1,6 +1,7 @@
 package dev.sluice.gateway;
 
 import dev.sluice.http.HttpRateLimiter;
+import dev.sluice.spring.ConditionalOnSluiceSwitch;
 import dev.sluice.spring.SluiceAutoConfiguration;
 import dev.sluice.spring.SluiceWebFilter;
 import org.springframework.beans.factory.ObjectProvider;
@@ -26,7 +27,7 @@ import org.springframework.context.annotation.Bean;
 @AutoConfiguration(after = SluiceAutoConfiguration.class,
         beforeName = "org.springframework.cloud.gateway.config.GatewayAutoConfiguration")
 @ConditionalOnClass(AbstractGatewayFilterFactory.class)
-@ConditionalOnProperty(prefix = "sluice", name = "enabled", havingValue = "true", matchIfMissing = true)
+@ConditionalOnSluiceSwitch("sluice.enabled")
 @ConditionalOnProperty(prefix = "spring.cloud.gateway.server.webflux", name = "enabled", havingValue = "true",
         matchIfMissing = true)
 public class SluiceGatewayAutoConfiguration {
