@@ -239,10 +239,18 @@ final class RealTimeAccuracyTest {
         if (backend.equals("in-process")) {
             replicas.add(LocalRateLimiters.create());
         } else if (backend.equals("in-process-overflow")) {
-            // A bound of one key: every key but the first is decided on an overflow cell, on the real clock. As many
-            // cells as a table may have, so that the suite's few keys do not share one and are decided exactly.
-            replicas.add(LocalRateLimiters.create(java.time.InstantSource.system(), dev.sluice.limiter.Capacity.maxKeys(1)
-                    .withOverflowCells(dev.sluice.limiter.Capacity.MAX_OVERFLOW_CELLS)));
+            // Exact states fill their share of the bound first, so every key of the suite is decided on an overflow
+            // cell, on the real clock; the cells' share holds them all. As many cells as a table may have, so that
+            // the suite's few keys do not share one and are decided exactly.
+            dev.sluice.limiter.Capacity capacity = dev.sluice.limiter.Capacity.maxKeys(4_000)
+                    .withOverflowCells(dev.sluice.limiter.Capacity.MAX_OVERFLOW_CELLS);
+            RateLimiters overflowing = LocalRateLimiters.create(java.time.InstantSource.system(), capacity);
+            var filler = overflowing.partitioned("filler", LimitSpec.fixedWindow(1, Duration.ofDays(1)));
+            long exact = dev.sluice.limiter.Capacity.exactUnits(capacity.policy(), 4_000);
+            for (int i = 0; i < exact; i++) {
+                filler.tryAcquire("f" + i, 1);
+            }
+            replicas.add(overflowing);
         } else if (backend.startsWith("hazelcast-")) {
             HazelcastCoalescing coalescing = backend.contains("-coalescing")
                     ? HazelcastCoalescing.on() : HazelcastCoalescing.disabled();
