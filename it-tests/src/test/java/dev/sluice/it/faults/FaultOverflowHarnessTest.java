@@ -34,7 +34,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * composite under one prefix, and a random sequence of floods of new keys (spread, or aimed at one partition),
  * victims' acquisitions, refunds, member kills (SIGKILL) and restarts. After each run every victim key's grants
  * less what its refunds gave back stay within its limit (the windows and refill times are far longer than a run,
- * so a key's own exact history allows exactly its limit), and each member holds no more entries than its bound, or
+ * so a key's own exact history allows exactly its limit, or twice it for a fixed window whose boundary falls in the
+ * run), and each member holds no more entries than its bound, or
  * than it inherited at a failover (a member cannot refuse the partitions it takes over; it admits nothing new
  * beyond its bound).
  *
@@ -73,7 +74,6 @@ final class FaultOverflowHarnessTest {
     @Test
     @Timeout(value = 600, unit = TimeUnit.SECONDS)
     void randomFloodsKillsAndRestarts_neverGrantBeyondAKeysOwnHistory_norHoldBeyondTheBound() throws Exception {
-        Windows.avoidBoundary(WINDOW, Duration.ofMinutes(10));
         List<String> failures = new ArrayList<>();
         for (long seed : seeds(System.getProperty(SEEDS_PROPERTY, SEEDS))) {
             String failure = run(seed);
@@ -91,6 +91,7 @@ final class FaultOverflowHarnessTest {
     /** One seed's run; the first broken invariant, or {@code null}. */
     private static String run(long seed) throws Exception {
         SplittableRandom random = new SplittableRandom(seed);
+        long started = System.currentTimeMillis();
         FaultCluster cluster = new FaultCluster("faults-harness-" + seed, 3)
                 .property(SluiceMember.OVERFLOW_CELLS_PROPERTY, Integer.toString(CELLS));
         try (cluster) {
@@ -154,9 +155,14 @@ final class FaultOverflowHarnessTest {
                     inherit(client, ceilings);
                 }
             }
+            // A fixed window's boundary inside the run (a second either side for the members' clocks) allows its limit
+            // once more; no other policy returns a permit within a run.
+            long window = WINDOW.toMillis();
+            boolean crossed = (started - 1_000) / window != (System.currentTimeMillis() + 1_000) / window;
             for (Map.Entry<String, Integer> e : net.entrySet()) {
-                if (e.getValue() > LIMIT) {
-                    return e.getKey() + " was granted " + e.getValue() + " net of refunds, limit " + LIMIT;
+                int allowed = crossed && e.getKey().startsWith("fixed/") ? 2 * LIMIT : LIMIT;
+                if (e.getValue() > allowed) {
+                    return e.getKey() + " was granted " + e.getValue() + " net of refunds, limit " + allowed;
                 }
             }
             for (long[] stats : entries(client)) {
