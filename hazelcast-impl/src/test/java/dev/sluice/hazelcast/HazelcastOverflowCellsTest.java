@@ -328,16 +328,9 @@ final class HazelcastOverflowCellsTest {
         return ids;
     }
 
+    /** The shared test member config, bounded by {@code capacity}, reading {@code clock} when one is given. */
     private static Config member(String cluster, int[] ports, int index, Capacity capacity, ManualClock clock) {
-        List<String> join = new ArrayList<>();
-        for (int j = 0; j <= index; j++) {
-            join.add("127.0.0.1:" + ports[j]);
-        }
-        Config config = SluiceMember.loopbackConfig(cluster, "127.0.0.1", ports[index], join);
-        config.setInstanceName(cluster + "-" + index);
-        config.setProperty("hazelcast.partition.count", "71");
-        config.setProperty("hazelcast.logging.type", "none");
-        config.setProperty("hazelcast.shutdownhook.enabled", "false");
+        Config config = HazelcastCoalescingTest.memberConfig(cluster, ports, index);
         if (clock != null) {
             config.getUserContext().put(SluiceHazelcast.CLOCK_KEY, clock);
         }
@@ -345,13 +338,7 @@ final class HazelcastOverflowCellsTest {
     }
 
     private static ClientConfig client(String cluster, int[] ports) {
-        ClientConfig cc = new ClientConfig();
-        cc.setClusterName(cluster);
-        cc.setProperty("hazelcast.logging.type", "none");
-        for (int port : ports) {
-            cc.getNetworkConfig().addAddress("127.0.0.1:" + port);
-        }
-        return SluiceHazelcast.configure(cc);
+        return HazelcastCoalescingTest.clientConfig(cluster, FreePorts.addresses(ports).toArray(String[]::new));
     }
 
     /**

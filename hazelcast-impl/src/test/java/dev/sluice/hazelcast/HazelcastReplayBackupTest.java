@@ -110,16 +110,7 @@ final class HazelcastReplayBackupTest {
         int previous = StepProcessor.replayWords(0);
         List<HazelcastInstance> members = new ArrayList<>();
         try {
-            int[] ports = FreePorts.take(2);
-            List<String> addresses = List.of("127.0.0.1:" + ports[0], "127.0.0.1:" + ports[1]);
-            for (int port : ports) {
-                Config config = SluiceMember.loopbackConfig("sluice-replay", "127.0.0.1", port, addresses);
-                config.setInstanceName("sluice-replay-" + port);
-                config.setProperty("hazelcast.partition.count", "31");
-                config.setProperty("hazelcast.logging.type", "none");
-                config.setProperty("hazelcast.shutdownhook.enabled", "false");
-                members.add(Hazelcast.newHazelcastInstance(SluiceHazelcast.configure(config)));
-            }
+            startTwoMembers("sluice-replay", members);
             HazelcastInstance caller = members.get(0);
             RateLimiters limiters = HazelcastRateLimiters.create(caller, HazelcastCoalescing.disabled());
             PartitionedRateLimiter<String> log = limiters.partitioned("log", LimitSpec.slidingLog(500, Duration.ofHours(1)));
@@ -165,16 +156,7 @@ final class HazelcastReplayBackupTest {
         int previous = StepProcessor.replayWords(0);
         List<HazelcastInstance> members = new ArrayList<>();
         try {
-            int[] ports = FreePorts.take(2);
-            List<String> addresses = List.of("127.0.0.1:" + ports[0], "127.0.0.1:" + ports[1]);
-            for (int port : ports) {
-                Config config = SluiceMember.loopbackConfig("sluice-repair", "127.0.0.1", port, addresses);
-                config.setInstanceName("sluice-repair-" + port);
-                config.setProperty("hazelcast.partition.count", "31");
-                config.setProperty("hazelcast.logging.type", "none");
-                config.setProperty("hazelcast.shutdownhook.enabled", "false");
-                members.add(Hazelcast.newHazelcastInstance(SluiceHazelcast.configure(config)));
-            }
+            startTwoMembers("sluice-repair", members);
             HazelcastInstance caller = members.get(0); // holds the backup of a key the other member owns
             try (RateLimiters limiters = HazelcastRateLimiters.create(caller, HazelcastCoalescing.disabled())) {
                 PartitionedRateLimiter<String> log = limiters.partitioned("log", LimitSpec.slidingLog(500,
@@ -220,6 +202,20 @@ final class HazelcastReplayBackupTest {
         none.request(null, "sluice", "k");
         assertEquals(1, none.escalated());
         assertEquals(0, none.pending());
+    }
+
+    /** Starts two members of cluster {@code name} on free ports into {@code members} (the caller terminates them). */
+    private static void startTwoMembers(String name, List<HazelcastInstance> members) {
+        int[] ports = FreePorts.take(2);
+        List<String> addresses = FreePorts.addresses(ports);
+        for (int port : ports) {
+            Config config = SluiceMember.loopbackConfig(name, "127.0.0.1", port, addresses);
+            config.setInstanceName(name + "-" + port);
+            config.setProperty("hazelcast.partition.count", "31");
+            config.setProperty("hazelcast.logging.type", "none");
+            config.setProperty("hazelcast.shutdownhook.enabled", "false");
+            members.add(Hazelcast.newHazelcastInstance(SluiceHazelcast.configure(config)));
+        }
     }
 
     /** A partition whose key the member {@code caller} is not does not own. */
