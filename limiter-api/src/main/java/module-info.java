@@ -10,6 +10,6 @@ module dev.sluice.limiter {
     exports dev.sluice.limiter;
     exports dev.sluice.limiter.local;
     exports dev.sluice.limiter.micrometer;
-    exports dev.sluice.limiter.spi to dev.sluice.hazelcast, dev.sluice.jcache;
+    exports dev.sluice.limiter.store to dev.sluice.hazelcast, dev.sluice.jcache;
     exports dev.sluice.limiter.algorithm to dev.sluice.hazelcast, dev.sluice.jcache;
 }

@@ -2,7 +2,7 @@ package dev.sluice.benchmarks;
 
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
-import dev.sluice.hazelcast.HazelcastCoalescing;
+import dev.sluice.limiter.Coalescing;
 import dev.sluice.hazelcast.HazelcastRateLimiters;
 import dev.sluice.hazelcast.SluiceHazelcast;
 import dev.sluice.limiter.Lease;
@@ -75,7 +75,7 @@ public final class CostGrowthBench {
         List<String> addresses = List.of("127.0.0.1:6181", "127.0.0.1:6182");
         HazelcastInstance caller = BenchCluster.member(cluster, 6181, addresses);
         HazelcastInstance other = BenchCluster.member(cluster, 6182, addresses);
-        try (RateLimiters limiters = HazelcastRateLimiters.create(caller, HazelcastCoalescing.disabled())) {
+        try (RateLimiters limiters = HazelcastRateLimiters.create(caller, Coalescing.disabled())) {
             BenchCluster.awaitSafe(caller, 2);
             IMap<String, long[]> map = caller.getMap(SluiceHazelcast.DEFAULT_MAP_NAME);
             System.out.println("| algorithm | limit | held | stored bytes per key | grant p50 µs | grant p99 µs"

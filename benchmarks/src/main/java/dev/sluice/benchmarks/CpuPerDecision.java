@@ -1,7 +1,7 @@
 package dev.sluice.benchmarks;
 
 import com.hazelcast.core.HazelcastInstance;
-import dev.sluice.hazelcast.HazelcastCoalescing;
+import dev.sluice.limiter.Coalescing;
 import dev.sluice.hazelcast.HazelcastRateLimiters;
 import dev.sluice.limiter.Durability;
 import dev.sluice.limiter.LimiterOptions;
@@ -101,7 +101,7 @@ final class CpuPerDecision {
             case "sluice coalesced":
             case "sluice EPHEMERAL":
                 return new SluiceContender(HazelcastRateLimiters.create(hz, name.endsWith("coalesced")
-                        ? HazelcastCoalescing.on() : HazelcastCoalescing.disabled()), name.endsWith("async"), keys,
+                        ? Coalescing.on() : Coalescing.disabled()), name.endsWith("async"), keys,
                         SluiceContender.openSpec("token-bucket"), SluiceContender.closedSpec("token-bucket"),
                         LimiterOptions.builder().durability(name.contains("EPHEMERAL") ? Durability.EPHEMERAL
                                 : Durability.REPLICATED).build(), key -> true);

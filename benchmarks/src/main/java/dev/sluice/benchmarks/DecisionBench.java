@@ -1,7 +1,7 @@
 package dev.sluice.benchmarks;
 
 import com.hazelcast.core.HazelcastInstance;
-import dev.sluice.hazelcast.HazelcastCoalescing;
+import dev.sluice.limiter.Coalescing;
 import dev.sluice.hazelcast.HazelcastRateLimiters;
 import dev.sluice.limiter.Durability;
 import dev.sluice.limiter.LimiterOptions;
@@ -203,14 +203,14 @@ public class DecisionBench {
             case "sluice-async":
             case "sluice-coalesced":
             case "sluice-coalesced-async": {
-                HazelcastCoalescing coalescing = contender.startsWith("sluice-coalesced")
-                        ? HazelcastCoalescing.on() : HazelcastCoalescing.disabled();
+                Coalescing coalescing = contender.startsWith("sluice-coalesced")
+                        ? Coalescing.on() : Coalescing.disabled();
                 return new SluiceContender(HazelcastRateLimiters.create(hazelcast, coalescing),
                         contender.endsWith("async"), keyCount, SluiceContender.openSpec(algorithm),
                         SluiceContender.closedSpec(algorithm), options, placement);
             }
             case "sluice-allowance":
-                return SluiceContender.allowance(HazelcastRateLimiters.create(hazelcast, HazelcastCoalescing.on()),
+                return SluiceContender.allowance(HazelcastRateLimiters.create(hazelcast, Coalescing.on()),
                         false, keyCount, SluiceContender.openSpec(algorithm), SluiceContender.closedSpec(algorithm),
                         options, placement);
             case "local":

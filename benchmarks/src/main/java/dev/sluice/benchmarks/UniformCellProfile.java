@@ -1,7 +1,7 @@
 package dev.sluice.benchmarks;
 
 import com.hazelcast.core.HazelcastInstance;
-import dev.sluice.hazelcast.HazelcastCoalescing;
+import dev.sluice.limiter.Coalescing;
 import dev.sluice.hazelcast.HazelcastRateLimiters;
 import dev.sluice.limiter.Durability;
 import dev.sluice.limiter.LimiterOptions;
@@ -44,7 +44,7 @@ public final class UniformCellProfile {
         BenchCluster.awaitSafe(m1, 2);
         // Cold: a fresh key for every decision of every round (KEYS should be at least DECISIONS)
         int total = warm ? keys : keys * (rounds + 1) * 2;
-        Contender sluice = new SluiceContender(HazelcastRateLimiters.create(m1, HazelcastCoalescing.disabled()), false,
+        Contender sluice = new SluiceContender(HazelcastRateLimiters.create(m1, Coalescing.disabled()), false,
                 total, SluiceContender.openSpec("token-bucket"), SluiceContender.closedSpec("token-bucket"),
                 // A loaded machine must not end the run: the raw floor has no timeout either
                 LimiterOptions.builder().durability(Durability.REPLICATED).decisionTimeout(Duration.ofSeconds(30))

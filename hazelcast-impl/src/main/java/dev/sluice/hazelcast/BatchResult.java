@@ -4,8 +4,11 @@ import com.hazelcast.core.HazelcastException;
 import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
 import dev.sluice.limiter.CapacityExceededException;
+import dev.sluice.limiter.Coalescing;
 import dev.sluice.limiter.algorithm.StepRunner;
 import dev.sluice.limiter.algorithm.Verdict;
+import dev.sluice.limiter.store.Outcomes;
+import dev.sluice.limiter.store.StepOutcomes;
 import java.io.IOException;
 
 /**
@@ -17,14 +20,9 @@ import java.io.IOException;
  *
  * <p>Only failures need the kind and message arrays; a result of verdicts allocates neither.
  */
-final class BatchResult extends WireObject implements StepRunner.Results {
-    static final byte VERDICT = 0;
-    static final byte ILLEGAL_ARGUMENT = 1;
-    static final byte ILLEGAL_STATE = 2;
-    static final byte OTHER_FAILURE = 3;
-    /** The owner refused to store state for a new key: its map is at its bound ({@link CapacityExceededException}). */
-    static final byte CAPACITY = 4;
-    // 5 was a redirect to an overflow cell (cells are now decided in the key's own operation): retired, never reused.
+final class BatchResult extends WireObject implements StepRunner.Results, Outcomes {
+    // The kinds on the wire are StepOutcomes' (0 to 4). 5 was a redirect to an overflow cell (cells are now decided
+    // in the key's own operation): retired, never reused.
 
     private Verdict[] verdicts;
     /** Null while every request has a verdict. */
@@ -78,10 +76,8 @@ final class BatchResult extends WireObject implements StepRunner.Results {
 
     @Override
     public void failure(int index, RuntimeException e) {
-        byte kind = e.getClass() == IllegalArgumentException.class ? ILLEGAL_ARGUMENT
-                : e.getClass() == IllegalStateException.class ? ILLEGAL_STATE
-                : e instanceof CapacityExceededException ? CAPACITY : OTHER_FAILURE;
-        setFailure(index, kind, kind == OTHER_FAILURE ? String.valueOf(e) : e.getMessage());
+        byte kind = StepOutcomes.kindOf(e);
+        setFailure(index, kind, StepOutcomes.messageOf(e, kind));
     }
 
     private void setFailure(int index, byte kind, String message) {
@@ -94,28 +90,30 @@ final class BatchResult extends WireObject implements StepRunner.Results {
         verdicts[index] = null;
     }
 
-    int size() {
+    @Override
+    public int size() {
         return verdicts.length;
     }
 
     private byte kind(int index) {
-        return kinds == null ? VERDICT : kinds[index];
+        return kinds == null ? StepOutcomes.VERDICT : kinds[index];
     }
 
-    /** The verdict of request {@code index}, or {@code null} when it failed. */
-    Verdict verdict(int index) {
+    @Override
+    public Verdict verdict(int index) {
         return verdicts[index];
     }
 
-    /** The failure of request {@code index}, or {@code null} when it has a verdict. */
-    RuntimeException failure(int index) {
-        switch (kind(index)) {
-            case VERDICT: return null;
-            case ILLEGAL_ARGUMENT: return new IllegalArgumentException(messages[index]);
-            case ILLEGAL_STATE: return new IllegalStateException(messages[index]);
-            case CAPACITY: return new CapacityExceededException(messages[index]);
-            default: return new HazelcastException("the decision failed on the partition owner: " + messages[index]);
+    /** A failure of the member itself comes back as a {@link HazelcastException}; a step's own, as it was thrown. */
+    @Override
+    public RuntimeException failure(int index) {
+        byte kind = kind(index);
+        if (kind == StepOutcomes.VERDICT) {
+            return null;
         }
+        return kind == StepOutcomes.OTHER_FAILURE
+                ? new HazelcastException("the decision failed on the partition owner: " + messages[index])
+                : StepOutcomes.failureOf(kind, messages[index]);
     }
 
     @Override
@@ -129,7 +127,7 @@ final class BatchResult extends WireObject implements StepRunner.Results {
         for (int i = 0; i < verdicts.length; i++) {
             byte kind = kind(i);
             out.writeByte(kind);
-            if (kind == VERDICT) {
+            if (kind == StepOutcomes.VERDICT) {
                 Verdict v = verdicts[i];
                 out.writeBoolean(v.granted());
                 out.writeLong(v.remaining());
@@ -146,13 +144,13 @@ final class BatchResult extends WireObject implements StepRunner.Results {
     @Override
     void readFields(ObjectDataInput in) throws IOException {
         int size = in.readInt();
-        if (size < 0 || size > StepProcessor.MAX_REQUESTS_ON_WIRE) {
+        if (size < 0 || size > Coalescing.MAX_BATCH_REQUESTS) {
             throw new IOException("a batch result of " + size + " requests is out of range");
         }
         verdicts = new Verdict[size];
         for (int i = 0; i < size; i++) {
             byte kind = in.readByte();
-            if (kind == VERDICT) {
+            if (kind == StepOutcomes.VERDICT) {
                 verdicts[i] = Verdict.of(in.readBoolean(), in.readLong(), in.readLong(), in.readLong(),
                         in.readLong(), in.readLong());
             } else {
@@ -165,7 +163,7 @@ final class BatchResult extends WireObject implements StepRunner.Results {
     public String toString() {
         StringBuilder s = new StringBuilder("BatchResult[");
         for (int i = 0; i < verdicts.length; i++) {
-            s.append(i == 0 ? "" : ", ").append(kind(i) == VERDICT ? verdicts[i] : failure(i));
+            s.append(i == 0 ? "" : ", ").append(kind(i) == StepOutcomes.VERDICT ? verdicts[i] : failure(i));
         }
         return s.append(']').toString();
     }

@@ -2,15 +2,16 @@ package dev.sluice.hazelcast;
 
 import com.hazelcast.cluster.Member;
 import com.hazelcast.core.HazelcastInstance;
-import com.hazelcast.partition.Partition;
+import com.hazelcast.map.IMap;
 import com.hazelcast.map.LocalMapStats;
+import com.hazelcast.partition.Partition;
 import com.hazelcast.query.Predicates;
 import dev.sluice.limiter.Durability;
 import dev.sluice.limiter.StoreStatistics;
 import dev.sluice.limiter.algorithm.Overflow;
 import dev.sluice.limiter.algorithm.Verdict;
-import dev.sluice.limiter.spi.DecisionStore;
-import dev.sluice.limiter.spi.StepRequest;
+import dev.sluice.limiter.store.DecisionStore;
+import dev.sluice.limiter.store.StepRequest;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -19,53 +20,124 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
- * The Hazelcast backend's {@link DecisionStore}: every step runs on the key's partition owner, in the map
- * chosen by the request's durability, sent by its {@link Sender} (coalesced as {@link HazelcastCoalescing}
- * says). Failures are translated and classified by {@link Failures}. When limiters are created it proves
- * that this instance and every member run a supported Hazelcast and can read Sluice's classes
- * ({@link #checkClasspath}).
+ * The Hazelcast backend's {@link DecisionStore}: a call runs its requests on the key's partition owner as one
+ * {@link StepProcessor}, in the map chosen by the requests' durability, through {@link HazelcastInternals.Calls}
+ * (the runtime's {@link dev.sluice.limiter.store.Coalescer} decides what goes together). Failures are translated
+ * and classified by {@link Failures}. When limiters are created it proves that this instance and every member run
+ * a supported Hazelcast and can read Sluice's classes ({@link #checkClasspath}).
+ *
+ * <p>Hazelcast completes futures on partition and response threads, which must never block: callers' callbacks
+ * run on this store's {@linkplain #callbackExecutor callback executor} instead, Sluice's own small pool of daemon
+ * threads unless the user supplied one; {@link #close()} shuts down only Sluice's own.
  */
 final class HazelcastDecisionStore implements DecisionStore {
+    private static final AtomicInteger POOLS = new AtomicInteger();
+
     private final HazelcastInstance instance;
-    private final Sender sender;
+    private final String mapName;
+    /** Each durability's map by ordinal, looked up on first use ({@link #map}). */
+    private final AtomicReferenceArray<IMap<String, long[]>> maps =
+            new AtomicReferenceArray<>(Durability.values().length);
+    private final Executor callbacks;
+    /** The pool Sluice created for {@link #callbacks}, or {@code null} when the user supplied it. */
+    private final ExecutorService ownPool;
+    private final HazelcastInternals.Calls calls;
 
-    /** A store whose callbacks run on a small pool of Sluice's own. */
-    HazelcastDecisionStore(HazelcastInstance instance, String mapName, HazelcastCoalescing coalescing) {
+    /** @param callbacks the user's executor, or {@code null} for a pool of Sluice's own */
+    HazelcastDecisionStore(HazelcastInstance instance, String mapName, Executor callbacks) {
+        this(instance, mapName, callbacks, HazelcastInternals.forInstance(instance));
         MemberCapacity.checkTable(instance);
-        this.instance = instance;
-        this.sender = new Sender(instance, mapName, coalescing, null);
     }
 
-    /** A store whose callbacks run on the user's {@code callbacks}, which it never shuts down. */
-    HazelcastDecisionStore(HazelcastInstance instance, String mapName, HazelcastCoalescing coalescing,
-            Executor callbacks) {
-        MemberCapacity.checkTable(instance);
+    /** @param calls how invocations start: {@link HazelcastInternals#publicOnly} tests the fallback */
+    HazelcastDecisionStore(HazelcastInstance instance, String mapName, Executor callbacks,
+            HazelcastInternals.Calls calls) {
         this.instance = instance;
-        this.sender = new Sender(instance, mapName, coalescing, callbacks);
+        this.mapName = mapName;
+        this.ownPool = callbacks == null ? newPool() : null;
+        this.callbacks = callbacks == null ? ownPool : callbacks;
+        this.calls = calls;
     }
 
-    /** The sender (tests read its counters). */
-    Sender sender() {
-        return sender;
+    private static ExecutorService newPool() {
+        int id = POOLS.incrementAndGet();
+        AtomicInteger threads = new AtomicInteger();
+        return Executors.newFixedThreadPool(Math.max(2, Runtime.getRuntime().availableProcessors()), r -> {
+            Thread t = new Thread(r, "sluice-hazelcast-" + id + "-callback-" + threads.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
     }
 
     /**
-     * Hazelcast completes futures on partition and response threads, which must never block: callers'
-     * callbacks run on the sender's executor instead (Sluice's own small pool, or the user's; never the
-     * common pool).
+     * One {@code submitToKey} of one {@link StepProcessor} carrying every request. Its future completes on a
+     * Hazelcast thread; a call that cannot start fails its future, never throws, so no caller is left waiting.
      */
     @Override
-    public Executor callbackExecutor() {
-        return sender.callbacks();
+    public CompletableFuture<BatchResult> run(List<StepRequest> requests) {
+        StepRequest first = requests.get(0);
+        try {
+            IMap<String, long[]> map = map(first.durability());
+            StepProcessor processor = requests.size() == 1
+                    ? new StepProcessor(map.getName(), first)
+                    : new StepProcessor(map.getName(), requests);
+            return calls.submitToKey(map, first.key(), processor, BatchResult.class, callbacks);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        } catch (LinkageError e) { // a call that cannot start must fail its callers and free its lane, never wedge it
+            return CompletableFuture.failedFuture(new SupportedVersions.Unlinked(e));
+        }
     }
 
     @Override
+    public Throwable translate(Throwable failure) {
+        return Failures.translate(failure);
+    }
+
+    /** How this store starts invocations. */
+    HazelcastInternals.Calls calls() {
+        return calls;
+    }
+
+    /** The name of the map of replicated limiters. */
+    String mapName() {
+        return mapName;
+    }
+
+    /**
+     * The map for a durability. Looked up on first use, not at creation: a client started with
+     * {@code asyncStart} cannot create a map proxy while it is offline, and that must fail one decision
+     * (which then follows its failure mode), not the creation of the limiters.
+     */
+    IMap<String, long[]> map(Durability durability) {
+        int at = durability.ordinal();
+        IMap<String, long[]> map = maps.get(at);
+        if (map == null) {
+            map = instance.getMap(SluiceHazelcast.mapName(mapName, durability));
+            maps.set(at, map);
+        }
+        return map;
+    }
+
+    @Override
+    public Executor callbackExecutor() {
+        return callbacks;
+    }
+
+    /** Shuts down the callback pool if Sluice created it; a user's executor is left alone. */
+    @Override
     public void close() {
-        sender.close();
+        if (ownPool != null) {
+            ownPool.shutdown();
+        }
     }
 
     /**
@@ -74,54 +146,34 @@ final class HazelcastDecisionStore implements DecisionStore {
      */
     @Override
     public long[] putIfAbsent(String key, long[] words) {
-        long[] held = instance.<String, long[]>getMap(sender.mapName() + "-settings").putIfAbsent(key, words);
+        long[] held = instance.<String, long[]>getMap(mapName + "-settings").putIfAbsent(key, words);
         return held != null ? held : words;
-    }
-
-    @Override
-    public CompletableFuture<Verdict> submit(StepRequest request) {
-        return submit(request, Long.MAX_VALUE);
-    }
-
-    /** A request still queued when its future is cancelled or its deadline passes is never sent. */
-    @Override
-    public CompletableFuture<Verdict> submit(StepRequest request, long deadlineNanos) {
-        return sender.submit(request, deadlineNanos);
-    }
-
-    @Override
-    public Verdict execute(StepRequest request, long timeoutNanos)
-            throws TimeoutException, ExecutionException, InterruptedException {
-        return sender.execute(request, timeoutNanos);
     }
 
     /**
      * On a member: the owned entries (cells included), the bound, the evictions and the overflow cells of the three
-     * maps on this member (a member of a larger cluster sees its own share); on a client, only the capacity refusals
-     * and overflow decisions this process received.
+     * maps on this member (a member of a larger cluster sees its own share); on a client nothing: the runtime counts
+     * the capacity refusals and overflow decisions this process received.
      */
     @Override
     public StoreStatistics statistics() {
-        long refusals = sender.capacityRefusals.sum();
         if (!(instance.getLocalEndpoint() instanceof Member)) {
-            return new StoreStatistics(-1, -1, -1, refusals, sender.overflowDecisions.sum(), sender.overflowRefusals.sum(), -1);
+            return StoreStatistics.UNKNOWN;
         }
         long keys = 0;
         long evictions = 0;
         long maxKeys = 0;
         long cells = 0;
         for (Durability durability : Durability.values()) {
-            LocalMapStats stats = sender.map(durability).getLocalMapStats();
+            LocalMapStats stats = map(durability).getLocalMapStats();
             keys += stats.getOwnedEntryCount();
             evictions += stats.getEvictionCount();
             // A scan of the member's own keys: statistics are read now and then, never on a decision's path.
-            cells += sender.map(durability).localKeySet(Predicates.like("__key",
-                    Overflow.cellKeyPrefix() + "%")).size();
-            long max = SluiceHazelcast.maxKeys(instance.getConfig(), SluiceHazelcast.mapName(sender.mapName(), durability));
+            cells += map(durability).localKeySet(Predicates.like("__key", Overflow.cellKeyPrefix() + "%")).size();
+            long max = SluiceHazelcast.maxKeys(instance.getConfig(), SluiceHazelcast.mapName(mapName, durability));
             maxKeys = maxKeys < 0 || max < 0 ? -1 : maxKeys + max;
         }
-        return new StoreStatistics(keys, maxKeys, evictions, refusals, sender.overflowDecisions.sum(),
-                sender.overflowRefusals.sum(), cells);
+        return new StoreStatistics(keys, maxKeys, evictions, -1, -1, -1, cells);
     }
 
     @Override
@@ -140,7 +192,7 @@ final class HazelcastDecisionStore implements DecisionStore {
         boolean client = !(instance.getLocalEndpoint() instanceof Member);
         SupportedVersions.checkLocal(client);
         try {
-            sender.calls().roundTrip(BatchResult.of(Verdict.of(true, 0, 1, -1, 0, 0)));
+            calls.roundTrip(BatchResult.of(Verdict.of(true, 0, 1, -1, 0, 0)));
         } catch (RuntimeException e) {
             throw new IllegalStateException("this Hazelcast " + (client ? "client" : "member")
                     + " has no Sluice serialization factory (" + e.getMessage() + "): create it from "
@@ -156,8 +208,8 @@ final class HazelcastDecisionStore implements DecisionStore {
         try {
             for (String key : probeKeys()) {
                 // through the path decisions take, so an internal path that fails here falls back before any decision
-                probes.add(sender.calls().submitToKey(sender.map(Durability.REPLICATED), key, new ProbeProcessor(),
-                        BatchResult.class, sender.callbacks()));
+                probes.add(calls.submitToKey(map(Durability.REPLICATED), key, new ProbeProcessor(), BatchResult.class,
+                        callbacks));
             }
             long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
             for (CompletableFuture<BatchResult> probe : probes) {
@@ -221,6 +273,7 @@ final class HazelcastDecisionStore implements DecisionStore {
 
     @Override
     public String toString() {
-        return "Hazelcast store (" + sender + ")";
+        return "Hazelcast store (maps " + mapName + ", " + SluiceHazelcast.ephemeralMapName(mapName) + ", "
+                + SluiceHazelcast.asyncBackupMapName(mapName) + " on " + instance.getName() + ")";
     }
 }

@@ -1,25 +1,25 @@
 package dev.sluice.hazelcast;
 
 import com.hazelcast.core.HazelcastInstance;
+import dev.sluice.limiter.Coalescing;
 import dev.sluice.limiter.Keys;
 import dev.sluice.limiter.RateLimiters;
 import dev.sluice.limiter.RuntimeSettings;
-import dev.sluice.limiter.spi.RateLimiterRuntime;
+import dev.sluice.limiter.store.RateLimiterRuntime;
 import java.util.Objects;
 import java.util.concurrent.Executor;
 
 /**
  * Rate limiters whose state lives in a Hazelcast cluster: every decision is one entry processor step on
  * the key's partition owner, atomic, with no lock and at most one network hop. By default
- * ({@link HazelcastCoalescing#defaults()}) decisions that arrive while an invocation to the same partition
- * is in flight share the next hop; {@link HazelcastCoalescing#disabled()} sends one invocation per
- * decision. Works from a member (embedded) or a client; the members must have Sluice's classes
+ * ({@link Coalescing#on()}) decisions that arrive while an invocation on the same key is in flight share
+ * the next one; {@link Coalescing#disabled()} sends one invocation per decision. Works from a member (embedded) or a client; the members must have Sluice's classes
  * ({@link SluiceHazelcast#configure}).
  *
  * <p>Hazelcast completes its futures on partition and response threads, which must never block, so each
  * decision is continued, and the futures the limiters return are completed, on a callback executor: a small
  * pool of daemon threads (as many as the machine's processors, at least 2) that Sluice creates, or one the
- * user supplies ({@link #create(HazelcastInstance, String, String, HazelcastCoalescing, Executor)}); never the
+ * user supplies ({@link #create(HazelcastInstance, String, String, Coalescing, Executor)}); never the
  * common pool.
  *
  * <p>Closing the returned {@link RateLimiters} stops its limiters and shuts down the pool Sluice created; it
@@ -44,7 +44,7 @@ public final class HazelcastRateLimiters {
     }
 
     /** Like {@link #create(HazelcastInstance)}, coalescing as {@code coalescing} says. */
-    public static RateLimiters create(HazelcastInstance hazelcast, HazelcastCoalescing coalescing) {
+    public static RateLimiters create(HazelcastInstance hazelcast, Coalescing coalescing) {
         return create(hazelcast, SluiceHazelcast.DEFAULT_MAP_NAME, RateLimiterRuntime.DEFAULT_KEY_PREFIX, coalescing);
     }
 
@@ -62,27 +62,28 @@ public final class HazelcastRateLimiters {
      * @throws IllegalArgumentException if {@code keyPrefix} is not a valid name
      */
     public static RateLimiters create(HazelcastInstance hazelcast, String mapName, String keyPrefix) {
-        return create(hazelcast, mapName, keyPrefix, HazelcastCoalescing.defaults());
+        return create(hazelcast, mapName, keyPrefix, Coalescing.on());
     }
 
     /**
      * Limiters in the map {@code mapName} with keys under {@code keyPrefix}, coalescing concurrent
-     * decisions as {@code coalescing} says ({@link HazelcastCoalescing#on()} turns it on,
-     * {@link HazelcastCoalescing#disabled()} off: one invocation per decision). The other overloads use
-     * {@link HazelcastCoalescing#defaults()}.
+     * decisions as {@code coalescing} says ({@link Coalescing#on()} turns it on,
+     * {@link Coalescing#disabled()} off: one invocation per decision). The other overloads use
+     * {@link Coalescing#on()}.
      *
      * @throws IllegalStateException if this instance or a member runs an unsupported Hazelcast or cannot
      *     read Sluice's classes
      * @throws IllegalArgumentException if {@code keyPrefix} is not a valid name
      */
     public static RateLimiters create(HazelcastInstance hazelcast, String mapName, String keyPrefix,
-            HazelcastCoalescing coalescing) {
+            Coalescing coalescing) {
         check(hazelcast, mapName, keyPrefix, coalescing);
-        return create(new HazelcastDecisionStore(hazelcast, mapName, coalescing), keyPrefix);
+        return create(new HazelcastDecisionStore(hazelcast, mapName, null), keyPrefix, coalescing,
+                RuntimeSettings.defaults());
     }
 
     /**
-     * Like {@link #create(HazelcastInstance, String, String, HazelcastCoalescing)}, with every decision
+     * Like {@link #create(HazelcastInstance, String, String, Coalescing)}, with every decision
      * continued, and the returned futures completed, on {@code callbackExecutor} instead of a pool Sluice
      * creates. Sluice never shuts it down, so it may be shared with other limiters or the application.
      *
@@ -96,14 +97,15 @@ public final class HazelcastRateLimiters {
      * @throws IllegalArgumentException if {@code keyPrefix} is not a valid name
      */
     public static RateLimiters create(HazelcastInstance hazelcast, String mapName, String keyPrefix,
-            HazelcastCoalescing coalescing, Executor callbackExecutor) {
+            Coalescing coalescing, Executor callbackExecutor) {
         check(hazelcast, mapName, keyPrefix, coalescing);
         Objects.requireNonNull(callbackExecutor, "callbackExecutor");
-        return create(new HazelcastDecisionStore(hazelcast, mapName, coalescing, callbackExecutor), keyPrefix);
+        return create(new HazelcastDecisionStore(hazelcast, mapName, callbackExecutor), keyPrefix, coalescing,
+                RuntimeSettings.defaults());
     }
 
     /**
-     * Like {@link #create(HazelcastInstance, String, String, HazelcastCoalescing, Executor)}, with the
+     * Like {@link #create(HazelcastInstance, String, String, Coalescing, Executor)}, with the
      * runtime on {@code settings}' ticker and scheduler ({@link RuntimeSettings}); a {@code null}
      * {@code callbackExecutor} means a pool Sluice creates.
      *
@@ -112,34 +114,29 @@ public final class HazelcastRateLimiters {
      * @throws IllegalArgumentException if {@code keyPrefix} is not a valid name
      */
     public static RateLimiters create(HazelcastInstance hazelcast, String mapName, String keyPrefix,
-            HazelcastCoalescing coalescing, Executor callbackExecutor, RuntimeSettings settings) {
+            Coalescing coalescing, Executor callbackExecutor, RuntimeSettings settings) {
         check(hazelcast, mapName, keyPrefix, coalescing);
         Objects.requireNonNull(settings, "settings");
-        HazelcastDecisionStore store = callbackExecutor == null
-                ? new HazelcastDecisionStore(hazelcast, mapName, coalescing)
-                : new HazelcastDecisionStore(hazelcast, mapName, coalescing, callbackExecutor);
-        return create(store, keyPrefix, settings);
+        return create(new HazelcastDecisionStore(hazelcast, mapName, callbackExecutor), keyPrefix, coalescing,
+                settings);
     }
 
     private static void check(HazelcastInstance hazelcast, String mapName, String keyPrefix,
-            HazelcastCoalescing coalescing) {
+            Coalescing coalescing) {
         Objects.requireNonNull(hazelcast, "hazelcast");
         Objects.requireNonNull(mapName, "mapName");
         Objects.requireNonNull(coalescing, "coalescing");
         Keys.checkName("keyPrefix", keyPrefix);
     }
 
-    private static RateLimiters create(HazelcastDecisionStore store, String keyPrefix) {
-        return create(store, keyPrefix, RuntimeSettings.defaults());
-    }
-
-    private static RateLimiters create(HazelcastDecisionStore store, String keyPrefix, RuntimeSettings settings) {
+    private static RateLimiters create(HazelcastDecisionStore store, String keyPrefix, Coalescing coalescing,
+            RuntimeSettings settings) {
         try {
             store.checkClasspath(PROBE_TIMEOUT_MILLIS);
         } catch (RuntimeException e) {
             store.close();
             throw e;
         }
-        return RateLimiterRuntime.create(store, keyPrefix, settings);
+        return RateLimiterRuntime.create(store, keyPrefix, settings, coalescing);
     }
 }

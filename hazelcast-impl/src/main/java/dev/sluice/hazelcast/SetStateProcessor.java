@@ -1,5 +1,6 @@
 package dev.sluice.hazelcast;
 
+import dev.sluice.limiter.algorithm.StoredState;
 import com.hazelcast.map.EntryProcessor;
 import com.hazelcast.map.ExtendedMapEntry;
 import com.hazelcast.nio.ObjectDataInput;

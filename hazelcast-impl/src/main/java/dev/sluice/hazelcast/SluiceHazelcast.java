@@ -1,5 +1,6 @@
 package dev.sluice.hazelcast;
 
+import dev.sluice.limiter.algorithm.StoredState;
 import com.hazelcast.client.config.ClientConfig;
 import com.hazelcast.client.config.ClientConnectionStrategyConfig;
 import com.hazelcast.client.properties.ClientProperty;

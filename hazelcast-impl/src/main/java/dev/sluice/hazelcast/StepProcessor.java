@@ -1,10 +1,12 @@
 package dev.sluice.hazelcast;
 
+import dev.sluice.limiter.algorithm.StoredState;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.core.HazelcastInstanceAware;
 import com.hazelcast.map.EntryProcessor;
 import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
+import dev.sluice.limiter.Coalescing;
 import dev.sluice.limiter.LimitSpec;
 import dev.sluice.limiter.algorithm.Algorithms;
 import dev.sluice.limiter.algorithm.Op;
@@ -14,7 +16,7 @@ import dev.sluice.limiter.algorithm.RequestCodec;
 import dev.sluice.limiter.algorithm.SpecCodec;
 import dev.sluice.limiter.algorithm.StepRunner;
 import dev.sluice.limiter.algorithm.Verdict;
-import dev.sluice.limiter.spi.StepRequest;
+import dev.sluice.limiter.store.StepRequest;
 import java.io.IOException;
 import java.time.InstantSource;
 import java.util.ArrayList;
@@ -60,7 +62,7 @@ import java.util.Map;
 final class StepProcessor extends WireObject implements EntryProcessor<String, long[], BatchResult>,
         HazelcastInstanceAware {
     /** A reader refuses more requests than this in one processor or result (a corrupt or hostile length). */
-    static final int MAX_REQUESTS_ON_WIRE = 1 << 16;
+    static final int MAX_REQUESTS_ON_WIRE = Coalescing.MAX_BATCH_REQUESTS;
     /** A reader refuses a request longer than this: the words of a composite of the most components. */
     static final int MAX_WORDS_PER_REQUEST = RequestCodec.FIXED_WORDS + 2
             + SpecCodec.WORDS * LimitSpec.AllOf.MAX_COMPONENTS;

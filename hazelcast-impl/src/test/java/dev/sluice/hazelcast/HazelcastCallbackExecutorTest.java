@@ -1,5 +1,6 @@
 package dev.sluice.hazelcast;
 
+import dev.sluice.limiter.Coalescing;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -12,7 +13,7 @@ import dev.sluice.limiter.Lease;
 import dev.sluice.limiter.LimitSpec;
 import dev.sluice.limiter.RateLimiter;
 import dev.sluice.limiter.RateLimiters;
-import dev.sluice.limiter.spi.RateLimiterRuntime;
+import dev.sluice.limiter.store.RateLimiterRuntime;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -74,7 +75,7 @@ final class HazelcastCallbackExecutorTest {
         CountingExecutor user = new CountingExecutor();
         try {
             RateLimiters limiters = HazelcastRateLimiters.create(member, SluiceHazelcast.DEFAULT_MAP_NAME, "sluice",
-                    HazelcastCoalescing.on().withEnabled(coalescing), user);
+                    Coalescing.on().withEnabled(coalescing), user);
             RateLimiter limiter = limiters.limiter("callbacks-" + UUID.randomUUID(),
                     LimitSpec.fixedWindow(100, Duration.ofHours(1)));
             List<CompletableFuture<String>> threads = new ArrayList<>();
@@ -105,25 +106,25 @@ final class HazelcastCallbackExecutorTest {
     @Test
     void store_userExecutor_isTheCallbackExecutor() {
         Executor user = Runnable::run;
-        HazelcastDecisionStore store = new HazelcastDecisionStore(member, SluiceHazelcast.DEFAULT_MAP_NAME,
-                HazelcastCoalescing.on(), user);
-        assertSame(user, store.callbackExecutor());
+        CoalescedStore store = new CoalescedStore(member, SluiceHazelcast.DEFAULT_MAP_NAME,
+                Coalescing.on(), user);
+        assertSame(user, store.store.callbackExecutor());
         store.close();
     }
 
     @Test
     void store_default_ownPoolIsShutDownWithTheLimiters() {
-        HazelcastDecisionStore store = new HazelcastDecisionStore(member, SluiceHazelcast.DEFAULT_MAP_NAME,
-                HazelcastCoalescing.on());
-        ExecutorService own = (ExecutorService) store.callbackExecutor();
-        RateLimiterRuntime.create(store, "sluice").close();
+        CoalescedStore store = new CoalescedStore(member, SluiceHazelcast.DEFAULT_MAP_NAME,
+                Coalescing.on());
+        ExecutorService own = (ExecutorService) store.store.callbackExecutor();
+        store.limiters().close();
         assertTrue(own.isShutdown());
     }
 
     @Test
     void create_nullExecutor_throwsNamingIt() {
         NullPointerException e = assertThrows(NullPointerException.class, () -> HazelcastRateLimiters.create(member,
-                SluiceHazelcast.DEFAULT_MAP_NAME, "sluice", HazelcastCoalescing.on(), null));
+                SluiceHazelcast.DEFAULT_MAP_NAME, "sluice", Coalescing.on(), null));
         assertEquals("callbackExecutor", e.getMessage());
     }
 }

@@ -1,5 +1,7 @@
 package dev.sluice.hazelcast;
 
+import dev.sluice.limiter.Coalescing;
+import dev.sluice.limiter.CoalescingQueueFullException;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -16,9 +18,9 @@ import dev.sluice.limiter.LimitSpec;
 import dev.sluice.limiter.LimiterOptions;
 import dev.sluice.limiter.RateLimiter;
 import dev.sluice.limiter.RateLimiters;
-import dev.sluice.limiter.spi.RateLimiterRuntime;
+import dev.sluice.limiter.store.RateLimiterRuntime;
 import dev.sluice.limiter.algorithm.Op;
-import dev.sluice.limiter.spi.StepRequest;
+import dev.sluice.limiter.store.StepRequest;
 import dev.sluice.limiter.algorithm.Verdict;
 import java.time.Duration;
 import java.time.Instant;
@@ -88,9 +90,9 @@ final class HazelcastCoalescingBoundsTest {
         }
     }
 
-    private static HazelcastDecisionStore store(int maxQueued, long stallMillis) {
-        return new HazelcastDecisionStore(member, SluiceHazelcast.DEFAULT_MAP_NAME,
-                new HazelcastCoalescing(true, 128, 32 * 1024, maxQueued, stallMillis));
+    private static CoalescedStore store(int maxQueued, long stallMillis) {
+        return new CoalescedStore(member, SluiceHazelcast.DEFAULT_MAP_NAME,
+                new Coalescing(true, 128, 32 * 1024, maxQueued, stallMillis));
     }
 
     private static StepRequest acquire(String key) {
@@ -103,7 +105,7 @@ final class HazelcastCoalescingBoundsTest {
 
     @Test
     void fullQueue_failsAtOnceRetryably_andTheQueuedStillRun() throws Exception {
-        HazelcastDecisionStore store = store(3, 60_000);
+        CoalescedStore store = store(3, 60_000);
         try {
             String key = key("full");
             CLOCK.arm();
@@ -116,13 +118,13 @@ final class HazelcastCoalescingBoundsTest {
             CompletableFuture<Verdict> refused = store.submit(acquire(key));
             ExecutionException e = assertThrows(ExecutionException.class, () -> refused.get(1, TimeUnit.SECONDS));
             assertInstanceOf(CoalescingQueueFullException.class, e.getCause());
-            assertTrue(store.isRetryable(e.getCause()), "nothing was sent: safe to retry");
+            assertTrue(store.coalescer.isRetryable(e.getCause()), "nothing was sent: safe to retry");
             CLOCK.release.countDown();
             assertEquals(99, inFlight.get(10, TimeUnit.SECONDS).remaining());
             for (int i = 0; i < 3; i++) {
                 assertEquals(98 - i, queued.get(i).get(10, TimeUnit.SECONDS).remaining(), "in arrival order");
             }
-            assertEquals(2, store.sender().hops.sum(), "the three queued went as one hop");
+            assertEquals(2, store.coalescer.calls(), "the three queued went as one hop");
         } finally {
             CLOCK.release.countDown();
             store.close();
@@ -131,7 +133,7 @@ final class HazelcastCoalescingBoundsTest {
 
     @Test
     void cancelledOrTimedOut_whileQueued_isNeverSent() throws Exception {
-        HazelcastDecisionStore store = store(100, 60_000);
+        CoalescedStore store = store(100, 60_000);
         try {
             String key = key("drop");
             CLOCK.arm();
@@ -144,7 +146,7 @@ final class HazelcastCoalescingBoundsTest {
             CLOCK.release.countDown();
             assertEquals(99, inFlight.get(10, TimeUnit.SECONDS).remaining());
             assertEquals(98, kept.get(10, TimeUnit.SECONDS).remaining(), "the two abandoned requests took nothing");
-            assertEquals(2, store.sender().dropped.sum());
+            assertEquals(2, store.coalescer.dropped());
             Verdict probe = store.execute(new StepRequest(key, SPEC, Op.ACQUIRE, 0, 0, Durability.REPLICATED),
                     TimeUnit.SECONDS.toNanos(10));
             assertEquals(98, probe.remaining());
@@ -161,8 +163,8 @@ final class HazelcastCoalescingBoundsTest {
      */
     @Test
     void acquireAsync_timedOutOrCancelledWhileQueued_consumesNothing() throws Exception {
-        HazelcastDecisionStore store = store(100, 60_000);
-        try (RateLimiters limiters = RateLimiterRuntime.create(store, "sluice")) {
+        CoalescedStore store = store(100, 60_000);
+        try (RateLimiters limiters = store.limiters()) {
             String name = key("async-abandoned");
             LimitSpec spec = LimitSpec.fixedWindow(10, Duration.ofHours(1));
             RateLimiter patient = limiters.limiter(name, spec,
@@ -186,11 +188,11 @@ final class HazelcastCoalescingBoundsTest {
                 Lease lease = f.get(10, TimeUnit.SECONDS);
                 assertTrue(lease.isDegraded() && !lease.isAcquired(), "a degraded refusal after 100 ms: " + lease);
             }
-            assertEquals(9, store.sender().queued(), "all nine still wait behind the busy hop");
+            assertEquals(9, store.coalescer.queued(), "all nine still wait behind the busy hop");
             CLOCK.release.countDown();
             assertEquals(9, inFlight.get(10, TimeUnit.SECONDS).remaining());
             assertEquals(9, patient.tryAcquire(0).remaining(), "only the decision in flight took a permit");
-            assertEquals(9, store.sender().dropped.sum(), "the nine that gave up were never sent");
+            assertEquals(9, store.coalescer.dropped(), "the nine that gave up were never sent");
             cancelled.forEach(f -> assertTrue(f.isCancelled()));
         } finally {
             CLOCK.release.countDown();
@@ -204,7 +206,7 @@ final class HazelcastCoalescingBoundsTest {
      */
     @Test
     void slowKey_holdsBackOnlyItsOwnDecisions_andStallMillisSendsThemAnyway() throws Exception {
-        HazelcastDecisionStore store = store(100, 50);
+        CoalescedStore store = store(100, 50);
         try {
             String slow = key("stall-slow");
             int slowPartition = member.getPartitionService().getPartition(slow).getPartitionId();
@@ -223,15 +225,15 @@ final class HazelcastCoalescingBoundsTest {
             assertEquals(99, store.submit(acquire(other)).get(10, TimeUnit.SECONDS).remaining(),
                     "another partition's decision is not held back");
             CompletableFuture<Verdict> neighbour = store.submit(acquire(sibling));
-            assertEquals(0, store.sender().queued(), "another key of the slow partition is sent, not queued");
-            assertEquals(3, store.sender().hops.sum());
+            assertEquals(0, store.coalescer.queued(), "another key of the slow partition is sent, not queued");
+            assertEquals(3, store.coalescer.calls());
             CompletableFuture<Verdict> early = store.submit(acquire(slow)); // queued behind the stalled hop
-            assertEquals(1, store.sender().queued());
+            assertEquals(1, store.coalescer.queued());
             Thread.sleep(100);
             CompletableFuture<Verdict> late = store.submit(acquire(slow)); // the stall is noticed: both go
-            assertEquals(0, store.sender().queued(), "sent as an extra hop after stallMillis");
-            assertEquals(1, store.sender().stalls.sum());
-            assertEquals(4, store.sender().hops.sum(), "the two went as one hop");
+            assertEquals(0, store.coalescer.queued(), "sent as an extra hop after stallMillis");
+            assertEquals(1, store.coalescer.stalls());
+            assertEquals(4, store.coalescer.calls(), "the two went as one hop");
             CLOCK.release.countDown();
             assertEquals(99, stalled.get(10, TimeUnit.SECONDS).remaining());
             assertEquals(99, neighbour.get(10, TimeUnit.SECONDS).remaining());
@@ -239,7 +241,7 @@ final class HazelcastCoalescingBoundsTest {
             assertEquals(97, late.get(10, TimeUnit.SECONDS).remaining(), "in arrival order");
             // Every hop came back: the lane is idle again, a lone decision goes at once.
             assertEquals(96, store.submit(acquire(slow)).get(10, TimeUnit.SECONDS).remaining());
-            assertEquals(0, store.sender().queued());
+            assertEquals(0, store.coalescer.queued());
         } finally {
             CLOCK.release.countDown();
             store.close();

@@ -1,5 +1,6 @@
 package dev.sluice.hazelcast;
 
+import dev.sluice.limiter.Coalescing;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -12,7 +13,7 @@ import dev.sluice.limiter.LimitSpec;
 import dev.sluice.limiter.LimiterOptions;
 import dev.sluice.limiter.RateLimiter;
 import dev.sluice.limiter.RateLimiters;
-import dev.sluice.limiter.spi.RateLimiterRuntime;
+import dev.sluice.limiter.store.RateLimiterRuntime;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -63,14 +64,14 @@ final class HazelcastCoalescingStallTest {
     }
 
     /** Every arrival behind a busy hop stalls at once: {@code stallMillis} 0. */
-    private static HazelcastDecisionStore alwaysStalling(HazelcastInstance hz) {
-        return new HazelcastDecisionStore(hz, SluiceHazelcast.DEFAULT_MAP_NAME,
-                new HazelcastCoalescing(true, 128, 32 * 1024, 10_000, 0));
+    private static CoalescedStore alwaysStalling(HazelcastInstance hz) {
+        return new CoalescedStore(hz, SluiceHazelcast.DEFAULT_MAP_NAME,
+                new Coalescing(true, 128, 32 * 1024, 10_000, 0));
     }
 
     private static void hotKeyExact(HazelcastInstance hz, LimitSpec spec) throws Exception {
-        HazelcastDecisionStore store = alwaysStalling(hz);
-        try (RateLimiters limiters = RateLimiterRuntime.create(store, "sluice")) {
+        CoalescedStore store = alwaysStalling(hz);
+        try (RateLimiters limiters = store.limiters()) {
             RateLimiter limiter = limiters.limiter("stall-" + UUID.randomUUID(), spec, PATIENT);
             // remainingSeen[r]: how many grants reported r permits left.
             AtomicInteger[] remainingSeen = new AtomicInteger[LIMIT];
@@ -117,7 +118,7 @@ final class HazelcastCoalescingStallTest {
                 assertEquals(1, remainingSeen[r].get(), spec + ": grants that saw " + r + " left");
             }
             assertEquals(0, limiter.tryAcquire(0).remaining());
-            assertTrue(store.sender().stalls.sum() > 0, "extra hops were in flight at once");
+            assertTrue(store.coalescer.stalls() > 0, "extra hops were in flight at once");
         }
     }
 

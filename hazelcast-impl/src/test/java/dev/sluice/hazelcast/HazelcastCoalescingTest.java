@@ -1,5 +1,6 @@
 package dev.sluice.hazelcast;
 
+import dev.sluice.limiter.Coalescing;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -14,7 +15,7 @@ import dev.sluice.limiter.LimitSpec;
 import dev.sluice.limiter.LimiterOptions;
 import dev.sluice.limiter.RateLimiter;
 import dev.sluice.limiter.RateLimiters;
-import dev.sluice.limiter.spi.RateLimiterRuntime;
+import dev.sluice.limiter.store.RateLimiterRuntime;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -81,8 +82,8 @@ final class HazelcastCoalescingTest {
         members.forEach(m -> m.getLifecycleService().terminate());
     }
 
-    private static HazelcastDecisionStore store(HazelcastInstance hz) {
-        return new HazelcastDecisionStore(hz, SluiceHazelcast.DEFAULT_MAP_NAME, HazelcastCoalescing.on());
+    private static CoalescedStore store(HazelcastInstance hz) {
+        return new CoalescedStore(hz, SluiceHazelcast.DEFAULT_MAP_NAME, Coalescing.on());
     }
 
     /** Runs {@code attempts} tryAcquire(1) calls from 32 threads; returns the grants per index. */
@@ -126,13 +127,13 @@ final class HazelcastCoalescingTest {
     }
 
     private static void hotKeyExactAndBatched(HazelcastInstance hz) throws Exception {
-        HazelcastDecisionStore store = store(hz);
-        try (RateLimiters limiters = RateLimiterRuntime.create(store, "sluice")) {
+        CoalescedStore store = store(hz);
+        try (RateLimiters limiters = store.limiters()) {
             RateLimiter limiter = limiters.limiter("hot-" + UUID.randomUUID(),
                     LimitSpec.slidingLog(100, Duration.ofHours(1)), PATIENT);
             assertEquals(100, hammer(List.of(limiter), 5_000)[0]);
-            long hops = store.sender().hops.sum();
-            long decisions = store.sender().decisions.sum();
+            long hops = store.coalescer.calls();
+            long decisions = store.coalescer.decisions();
             assertEquals(5_000, decisions);
             assertTrue(hops < decisions / 2, "32 threads on one key share hops: " + hops + " hops for " + decisions);
         }
@@ -149,8 +150,8 @@ final class HazelcastCoalescingTest {
     }
 
     private static void manyKeysExact(HazelcastInstance hz) throws Exception {
-        HazelcastDecisionStore store = store(hz);
-        try (RateLimiters limiters = RateLimiterRuntime.create(store, "sluice")) {
+        CoalescedStore store = store(hz);
+        try (RateLimiters limiters = store.limiters()) {
             String run = UUID.randomUUID().toString();
             List<RateLimiter> keys = new ArrayList<>();
             for (int i = 0; i < 1_000; i++) {
@@ -167,8 +168,8 @@ final class HazelcastCoalescingTest {
                 assertEquals(3 - granted[i], keys.get(i).tryAcquire(0).remaining(), "key " + i);
             }
             assertTrue(total > 1_000, "granted " + total);
-            assertTrue(store.sender().hops.sum() < store.sender().decisions.sum(),
-                    store.sender().hops.sum() + " hops for " + store.sender().decisions.sum());
+            assertTrue(store.coalescer.calls() < store.coalescer.decisions(),
+                    store.coalescer.calls() + " hops for " + store.coalescer.decisions());
         }
     }
 
@@ -185,15 +186,15 @@ final class HazelcastCoalescingTest {
     /** Coalescing off is a batch of one: under 32 threads on one key every decision is its own hop, none queued. */
     @Test
     void disabled_oneHopPerDecision_nothingQueued() throws Exception {
-        HazelcastDecisionStore store = new HazelcastDecisionStore(members.get(0), SluiceHazelcast.DEFAULT_MAP_NAME,
-                HazelcastCoalescing.disabled());
-        try (RateLimiters limiters = RateLimiterRuntime.create(store, "sluice")) {
+        CoalescedStore store = new CoalescedStore(members.get(0), SluiceHazelcast.DEFAULT_MAP_NAME,
+                Coalescing.disabled());
+        try (RateLimiters limiters = store.limiters()) {
             RateLimiter limiter = limiters.limiter("off-" + UUID.randomUUID(),
                     LimitSpec.slidingLog(100, Duration.ofHours(1)), PATIENT);
             assertEquals(100, hammer(List.of(limiter), 1_000)[0]);
-            assertEquals(1_000, store.sender().decisions.sum());
-            assertEquals(1_000, store.sender().hops.sum(), "one hop per decision");
-            assertEquals(0, store.sender().stalls.sum() + store.sender().queued());
+            assertEquals(1_000, store.coalescer.decisions());
+            assertEquals(1_000, store.coalescer.calls(), "one hop per decision");
+            assertEquals(0, store.coalescer.stalls() + store.coalescer.queued());
         }
     }
 
@@ -207,16 +208,16 @@ final class HazelcastCoalescingTest {
         HazelcastInstance a = Hazelcast.newHazelcastInstance(memberConfig("sluice-coalescing-backup", ports, 0));
         HazelcastInstance b = Hazelcast.newHazelcastInstance(memberConfig("sluice-coalescing-backup", ports, 1));
         try {
-            HazelcastDecisionStore store = store(a);
+            CoalescedStore store = store(a);
             List<String> names = new ArrayList<>();
-            try (RateLimiters limiters = RateLimiterRuntime.create(store, "sluice")) {
+            try (RateLimiters limiters = store.limiters()) {
                 List<RateLimiter> keys = new ArrayList<>();
                 for (int i = 0; i < 30; i++) {
                     names.add("backup-" + i);
                     keys.add(limiters.limiter("backup-" + i, LimitSpec.slidingLog(50, Duration.ofHours(1)), PATIENT));
                 }
                 assertEquals(30 * 50, IntStream.of(hammer(keys, 3_000)).sum());
-                assertTrue(store.sender().hops.sum() < store.sender().decisions.sum());
+                assertTrue(store.coalescer.calls() < store.coalescer.decisions());
             }
             IMap<String, long[]> map = a.getMap(SluiceHazelcast.DEFAULT_MAP_NAME);
             Map<String, long[]> before = new HashMap<>();

@@ -1,5 +1,6 @@
 package dev.sluice.hazelcast;
 
+import dev.sluice.limiter.Coalescing;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -13,7 +14,7 @@ import dev.sluice.limiter.Durability;
 import dev.sluice.limiter.LimitSpec;
 import dev.sluice.limiter.algorithm.Op;
 import dev.sluice.limiter.algorithm.Verdict;
-import dev.sluice.limiter.spi.StepRequest;
+import dev.sluice.limiter.store.StepRequest;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -113,14 +114,14 @@ final class HazelcastInternalsTest {
     @ValueSource(booleans = {false, true})
     void sender_publicOnly_coalescedDecisions_areExact(boolean onClient) throws Exception {
         HazelcastInstance instance = instance(onClient);
-        Sender sender = new Sender(instance, SluiceHazelcast.DEFAULT_MAP_NAME, HazelcastCoalescing.on(), null,
-                HazelcastInternals.publicOnly(instance));
+        CoalescedStore sender = new CoalescedStore(new HazelcastDecisionStore(instance, SluiceHazelcast.DEFAULT_MAP_NAME, null,
+                HazelcastInternals.publicOnly(instance)), Coalescing.on());
         try {
             LimitSpec spec = LimitSpec.fixedWindow(25, Duration.ofHours(1));
             String key = "internals-sender-" + UUID.randomUUID();
             List<CompletableFuture<Verdict>> all = new ArrayList<>();
             for (int i = 0; i < 60; i++) {
-                all.add(sender.submit(new StepRequest(key, spec, Op.ACQUIRE, 1, 0, Durability.REPLICATED),
+                all.add(sender.coalescer.submit(new StepRequest(key, spec, Op.ACQUIRE, 1, 0, Durability.REPLICATED),
                         System.nanoTime() + TimeUnit.SECONDS.toNanos(30)));
             }
             int granted = 0;
@@ -128,7 +129,7 @@ final class HazelcastInternalsTest {
                 granted += f.get(30, TimeUnit.SECONDS).granted() ? 1 : 0;
             }
             assertEquals(25, granted);
-            assertTrue(sender.hops.sum() < 60, "requests were coalesced: " + sender.hops.sum() + " hops");
+            assertTrue(sender.coalescer.calls() < 60, "requests were coalesced: " + sender.coalescer.calls() + " hops");
         } finally {
             sender.close();
         }

@@ -26,7 +26,7 @@ import dev.sluice.limiter.algorithm.Op;
 import dev.sluice.limiter.algorithm.Overflow;
 import dev.sluice.limiter.algorithm.Verdict;
 import dev.sluice.limiter.local.ManualClock;
-import dev.sluice.limiter.spi.StepRequest;
+import dev.sluice.limiter.store.StepRequest;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -12,7 +12,7 @@ import com.hazelcast.map.EntryProcessor;
 import dev.sluice.limiter.Durability;
 import dev.sluice.limiter.LimitSpec;
 import dev.sluice.limiter.algorithm.Op;
-import dev.sluice.limiter.spi.StepRequest;
+import dev.sluice.limiter.store.StepRequest;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 

@@ -1,5 +1,6 @@
 package dev.sluice.hazelcast;
 
+import dev.sluice.limiter.Coalescing;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -118,8 +119,8 @@ final class HazelcastQuietRefusalTest {
     void tryAcquire_keyHoldsAnotherAlgorithmsState_callerGetsTheStepsException_memberLogsNothing(String setup)
             throws Exception {
         HazelcastInstance caller = setup.startsWith("client") ? client : members.get(0);
-        HazelcastCoalescing coalescing = setup.endsWith("coalescing") ? HazelcastCoalescing.on()
-                : HazelcastCoalescing.disabled();
+        Coalescing coalescing = setup.endsWith("coalescing") ? Coalescing.on()
+                : Coalescing.disabled();
         String name = name(setup.startsWith("member-local"));
         String key = "sluice/" + name;
         RECORDER.clear();

@@ -1,5 +1,7 @@
 package dev.sluice.hazelcast;
 
+import dev.sluice.limiter.algorithm.StoredState;
+import dev.sluice.limiter.Coalescing;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -18,7 +20,7 @@ import dev.sluice.limiter.RateLimiters;
 import dev.sluice.limiter.algorithm.Algorithms;
 import dev.sluice.limiter.algorithm.Op;
 import dev.sluice.limiter.Durability;
-import dev.sluice.limiter.spi.StepRequest;
+import dev.sluice.limiter.store.StepRequest;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -112,7 +114,7 @@ final class HazelcastReplayBackupTest {
         try {
             startTwoMembers("sluice-replay", members);
             HazelcastInstance caller = members.get(0);
-            RateLimiters limiters = HazelcastRateLimiters.create(caller, HazelcastCoalescing.disabled());
+            RateLimiters limiters = HazelcastRateLimiters.create(caller, Coalescing.disabled());
             PartitionedRateLimiter<String> log = limiters.partitioned("log", LimitSpec.slidingLog(500, Duration.ofHours(1)));
             PartitionedRateLimiter<String> leases = limiters.partitioned("leases",
                     LimitSpec.concurrency(300, Duration.ofHours(1)));
@@ -158,7 +160,7 @@ final class HazelcastReplayBackupTest {
         try {
             startTwoMembers("sluice-repair", members);
             HazelcastInstance caller = members.get(0); // holds the backup of a key the other member owns
-            try (RateLimiters limiters = HazelcastRateLimiters.create(caller, HazelcastCoalescing.disabled())) {
+            try (RateLimiters limiters = HazelcastRateLimiters.create(caller, Coalescing.disabled())) {
                 PartitionedRateLimiter<String> log = limiters.partitioned("log", LimitSpec.slidingLog(500,
                         Duration.ofHours(1)));
                 String id = remote(caller, log);

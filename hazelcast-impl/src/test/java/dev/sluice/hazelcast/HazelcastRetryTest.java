@@ -1,5 +1,6 @@
 package dev.sluice.hazelcast;
 
+import dev.sluice.limiter.Coalescing;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -12,9 +13,12 @@ import dev.sluice.limiter.LimitSpec;
 import dev.sluice.limiter.LimiterOptions;
 import dev.sluice.limiter.RateLimiter;
 import dev.sluice.limiter.RateLimiters;
-import dev.sluice.limiter.spi.DecisionStore;
-import dev.sluice.limiter.spi.RateLimiterRuntime;
-import dev.sluice.limiter.spi.StepRequest;
+import dev.sluice.limiter.store.DecisionStore;
+import dev.sluice.limiter.store.RateLimiterRuntime;
+import dev.sluice.limiter.store.Outcomes;
+import dev.sluice.limiter.store.StepRequest;
+import dev.sluice.limiter.RuntimeSettings;
+import java.util.List;
 import dev.sluice.limiter.algorithm.Verdict;
 import java.time.Duration;
 import java.util.UUID;
@@ -65,10 +69,15 @@ final class HazelcastRetryTest {
         }
 
         @Override
-        public CompletableFuture<Verdict> submit(StepRequest request) {
-            return real.submit(request).thenCompose(verdict -> toLose.getAndUpdate(n -> Math.max(0, n - 1)) > 0
+        public CompletableFuture<? extends Outcomes> run(List<StepRequest> requests) {
+            return real.run(requests).thenCompose(outcomes -> toLose.getAndUpdate(n -> Math.max(0, n - 1)) > 0
                     ? CompletableFuture.failedFuture(new IndeterminateOperationStateException("lost (test)"))
-                    : CompletableFuture.completedFuture(verdict));
+                    : CompletableFuture.completedFuture(outcomes));
+        }
+
+        @Override
+        public Throwable translate(Throwable failure) {
+            return real.translate(failure);
         }
 
         @Override
@@ -95,11 +104,11 @@ final class HazelcastRetryTest {
     @ValueSource(strings = {"member", "member-coalescing", "client", "client-coalescing"})
     void acquire_concurrencyAnswerLostThenRetried_getsTheLeaseItWasGranted(String setup) throws Exception {
         HazelcastInstance hz = setup.startsWith("member") ? member : client;
-        HazelcastCoalescing coalescing = setup.endsWith("coalescing") ? HazelcastCoalescing.on()
-                : HazelcastCoalescing.disabled();
+        Coalescing coalescing = setup.endsWith("coalescing") ? Coalescing.on()
+                : Coalescing.disabled();
         LosingAnswers store = new LosingAnswers(
-                new HazelcastDecisionStore(hz, SluiceHazelcast.DEFAULT_MAP_NAME, coalescing), 1);
-        try (RateLimiters limiters = RateLimiterRuntime.create(store, "sluice")) {
+                new HazelcastDecisionStore(hz, SluiceHazelcast.DEFAULT_MAP_NAME, null), 1);
+        try (RateLimiters limiters = RateLimiterRuntime.create(store, "sluice", RuntimeSettings.defaults(), coalescing)) {
             RateLimiter limiter = limiters.limiter("retry-" + UUID.randomUUID(),
                     LimitSpec.concurrency(2, Duration.ofMinutes(1)),
                     LimiterOptions.builder().maxRetries(2).decisionTimeout(Duration.ofSeconds(10)).build());

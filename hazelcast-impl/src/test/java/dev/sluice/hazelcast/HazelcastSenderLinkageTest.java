@@ -1,5 +1,6 @@
 package dev.sluice.hazelcast;
 
+import dev.sluice.limiter.Coalescing;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -11,7 +12,7 @@ import dev.sluice.limiter.Durability;
 import dev.sluice.limiter.LimitSpec;
 import dev.sluice.limiter.algorithm.Op;
 import dev.sluice.limiter.algorithm.Verdict;
-import dev.sluice.limiter.spi.StepRequest;
+import dev.sluice.limiter.store.StepRequest;
 import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -50,13 +51,13 @@ final class HazelcastSenderLinkageTest {
                     case "getName" -> "stand-in";
                     default -> throw new UnsupportedOperationException(method.getName());
                 });
-        Sender sender = new Sender(instance, "sluice", HazelcastCoalescing.on(), null,
-                HazelcastInternals.publicOnly(instance));
+        CoalescedStore sender = new CoalescedStore(new HazelcastDecisionStore(instance, "sluice", null,
+                HazelcastInternals.publicOnly(instance)), Coalescing.on());
         try {
             StepRequest request = new StepRequest("k", LimitSpec.fixedWindow(5, Duration.ofHours(1)), Op.ACQUIRE, 1, 0,
                     Durability.REPLICATED);
             for (int i = 0; i < 3; i++) {
-                CompletableFuture<Verdict> f = sender.submit(request, System.nanoTime() + TimeUnit.SECONDS.toNanos(30));
+                CompletableFuture<Verdict> f = sender.coalescer.submit(request, System.nanoTime() + TimeUnit.SECONDS.toNanos(30));
                 ExecutionException e = assertThrows(ExecutionException.class, () -> f.get(10, TimeUnit.SECONDS));
                 IllegalStateException failure = assertInstanceOf(IllegalStateException.class, Failures.unwrap(e),
                         e.toString());
@@ -64,7 +65,7 @@ final class HazelcastSenderLinkageTest {
                         && failure.getCause() instanceof NoClassDefFoundError, failure.toString());
             }
             assertEquals(3, calls.get(), "each decision was sent, none queued behind a hop that never ended");
-            assertEquals(0, sender.queued());
+            assertEquals(0, sender.coalescer.queued());
         } finally {
             sender.close();
         }

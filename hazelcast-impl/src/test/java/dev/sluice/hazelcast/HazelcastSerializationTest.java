@@ -17,7 +17,7 @@ import com.hazelcast.nio.serialization.HazelcastSerializationException;
 import dev.sluice.limiter.Durability;
 import dev.sluice.limiter.LimitSpec;
 import dev.sluice.limiter.algorithm.Op;
-import dev.sluice.limiter.spi.StepRequest;
+import dev.sluice.limiter.store.StepRequest;
 import dev.sluice.limiter.algorithm.Verdict;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;

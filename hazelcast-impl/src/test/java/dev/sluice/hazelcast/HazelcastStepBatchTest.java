@@ -13,7 +13,7 @@ import dev.sluice.limiter.Durability;
 import dev.sluice.limiter.LimitSpec;
 import dev.sluice.limiter.algorithm.Algorithms;
 import dev.sluice.limiter.algorithm.Op;
-import dev.sluice.limiter.spi.StepRequest;
+import dev.sluice.limiter.store.StepRequest;
 import dev.sluice.limiter.algorithm.Verdict;
 import java.time.Duration;
 import java.util.ArrayList;

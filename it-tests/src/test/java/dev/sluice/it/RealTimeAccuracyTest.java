@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.hazelcast.cache.HazelcastCachingProvider;
 import com.hazelcast.cache.impl.HazelcastServerCachingProvider;
 import com.hazelcast.core.HazelcastInstance;
-import dev.sluice.hazelcast.HazelcastCoalescing;
+import dev.sluice.limiter.Coalescing;
 import dev.sluice.hazelcast.HazelcastRateLimiters;
 import dev.sluice.hazelcast.SluiceHazelcast;
 import dev.sluice.it.contract.RealTimeAccuracy;
@@ -252,8 +252,8 @@ final class RealTimeAccuracyTest {
             }
             replicas.add(overflowing);
         } else if (backend.startsWith("hazelcast-")) {
-            HazelcastCoalescing coalescing = backend.contains("-coalescing")
-                    ? HazelcastCoalescing.on() : HazelcastCoalescing.disabled();
+            Coalescing coalescing = backend.contains("-coalescing")
+                    ? Coalescing.on() : Coalescing.disabled();
             if (backend.startsWith("hazelcast-client")) {
                 replicas.add(HazelcastRateLimiters.create(client, coalescing));
             }

@@ -1,15 +1,13 @@
 package dev.sluice.jcache;
 
-import dev.sluice.limiter.spi.DecisionStore;
-import dev.sluice.limiter.spi.StepRequest;
-import dev.sluice.limiter.algorithm.Verdict;
+import dev.sluice.limiter.store.DecisionStore;
+import dev.sluice.limiter.store.StepOutcomes;
+import dev.sluice.limiter.store.StepRequest;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import dev.sluice.limiter.LimitSpec;
 import java.time.Duration;
 import javax.cache.Cache;
@@ -18,13 +16,12 @@ import javax.cache.expiry.ExpiryPolicy;
 import javax.cache.processor.EntryProcessorException;
 
 /**
- * Runs each step as one {@code Cache.invoke} of a {@link StepProcessor}.
+ * Runs each call as one {@code Cache.invoke} of a {@link CacheStepProcessor} carrying all its requests.
  *
- * <p>JCache has no asynchronous API, so {@link #submit} runs {@code invoke} on the executor (the user's,
- * or a small bounded pool this store owns and shuts down in {@link #close}); never the common pool.
- * {@link #execute} runs {@code invoke} in the calling thread when {@code callerRuns} is set (in-process
- * providers: one thread hop less, and the step takes microseconds), otherwise on the executor, waiting at
- * most the timeout, so a slow remote provider cannot hold the caller past its deadline.
+ * <p>JCache has no asynchronous API. With {@code callerRuns} (in-process providers: the step takes
+ * microseconds) {@code invoke} runs in the calling thread; otherwise on the executor (the user's, or a small
+ * bounded pool this store owns and shuts down in {@link #close}; never the common pool), so a slow remote
+ * provider cannot hold a caller past its deadline.
  *
  * <p>A rejected submission is retryable: the step never ran. Any other failure is not, since a remote
  * provider may have applied a step whose answer was lost.
@@ -68,18 +65,21 @@ final class JCacheDecisionStore implements DecisionStore {
         return new dev.sluice.limiter.StoreStatistics(-1, maxKeys, BoundedCaches.evictions(cache), -1, -1, -1, -1);
     }
 
-    Verdict run(StepRequest request) {
-        long[] words;
+    private StepOutcomes invoke(List<StepRequest> requests) {
+        StepOutcomes outcomes;
         try {
-            words = cache.invoke(request.key(), new StepProcessor(request, clockName));
+            outcomes = cache.invoke(requests.get(0).key(), new CacheStepProcessor(requests, clockName));
         } catch (EntryProcessorException e) {
-            // The step's own exception (a usage error such as another algorithm's state) is what callers act on.
             if (e.getCause() instanceof RuntimeException cause) {
                 throw cause;
             }
             throw e;
         }
-        return StepProcessor.verdictOf(words);
+        if (outcomes == null || outcomes.size() != requests.size()) {
+            throw new IllegalStateException("the cache's invoke returned " + outcomes + " for " + requests.size()
+                    + " requests instead of Sluice's outcomes; is the provider JSR-107 compliant?");
+        }
+        return outcomes;
     }
 
     /**
@@ -126,27 +126,15 @@ final class JCacheDecisionStore implements DecisionStore {
     }
 
     @Override
-    public CompletableFuture<Verdict> submit(StepRequest request) {
+    public CompletableFuture<StepOutcomes> run(List<StepRequest> requests) {
         try {
-            return CompletableFuture.supplyAsync(() -> run(request), executor);
-        } catch (RejectedExecutionException e) {
+            if (callerRuns) {
+                return CompletableFuture.completedFuture(invoke(requests));
+            }
+            return CompletableFuture.supplyAsync(() -> invoke(requests), executor);
+        } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
-    }
-
-    @Override
-    public Verdict execute(StepRequest request, long timeoutNanos)
-            throws TimeoutException, ExecutionException, InterruptedException {
-        if (callerRuns) {
-            return run(request);
-        }
-        CompletableFuture<Verdict> step;
-        try {
-            step = CompletableFuture.supplyAsync(() -> run(request), executor);
-        } catch (RejectedExecutionException e) {
-            throw new ExecutionException(e);
-        }
-        return step.get(timeoutNanos, TimeUnit.NANOSECONDS);
     }
 
     @Override

@@ -4,9 +4,10 @@ import dev.sluice.limiter.Capacity;
 import dev.sluice.limiter.Keys;
 import dev.sluice.limiter.LimitSpec;
 import dev.sluice.limiter.RateLimiters;
+import dev.sluice.limiter.Coalescing;
 import dev.sluice.limiter.RuntimeSettings;
 import dev.sluice.limiter.algorithm.Algorithms;
-import dev.sluice.limiter.spi.RateLimiterRuntime;
+import dev.sluice.limiter.store.RateLimiterRuntime;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.Objects;
@@ -211,6 +212,7 @@ public final class JCacheRateLimiters {
         private Capacity capacity = Capacity.defaults();
         private boolean boundedElsewhere;
         private RuntimeSettings runtime = RuntimeSettings.defaults();
+        private Coalescing coalescing = Coalescing.on();
 
         private Builder(Cache<String, long[]> cache) {
             this.cache = cache;
@@ -271,8 +273,16 @@ public final class JCacheRateLimiters {
         }
 
         /**
+         * How concurrent decisions on one key share an {@code invoke} ({@link Coalescing}): while one runs, the
+         * next ones queue and go together, decided in arrival order. Default: {@link Coalescing#on()}.
+         */
+        public Builder coalescing(Coalescing coalescing) {
+            this.coalescing = Objects.requireNonNull(coalescing, "coalescing");
+            return this;
+        }
+
+        /**
          * The ticker for deadlines and the scheduler the runtime runs on (see {@link RuntimeSettings}).
-         * Default: {@link RuntimeSettings#defaults()}.
          */
         public Builder runtime(RuntimeSettings settings) {
             this.runtime = Objects.requireNonNull(settings, "settings");
@@ -346,7 +356,7 @@ public final class JCacheRateLimiters {
             boolean inCaller = callerRuns != null ? callerRuns : isInProcess(cache);
             try {
                 return RateLimiterRuntime.create(new JCacheDecisionStore(cache, name, runOn, owned, inCaller, onClose),
-                        keyPrefix, runtime);
+                        keyPrefix, runtime, coalescing);
             } catch (RuntimeException e) {
                 if (owned != null) {
                     owned.shutdown();

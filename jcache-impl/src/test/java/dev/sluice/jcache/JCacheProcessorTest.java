@@ -10,7 +10,9 @@ import dev.sluice.limiter.LimitSpec;
 import dev.sluice.limiter.local.ManualClock;
 import dev.sluice.limiter.algorithm.Op;
 import dev.sluice.limiter.algorithm.SpecCodec;
-import dev.sluice.limiter.spi.StepRequest;
+import dev.sluice.limiter.store.StepOutcomes;
+import dev.sluice.limiter.store.StepRequest;
+import java.util.List;
 import dev.sluice.limiter.algorithm.Verdict;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -57,17 +59,17 @@ final class JCacheProcessorTest {
         ProcessorClocks.register("processor-test", clock);
         try {
             StepRequest request = new StepRequest("k", spec, Op.ACQUIRE, 3, 0, Durability.REPLICATED);
-            StepProcessor local = new StepProcessor(request, "processor-test");
-            StepProcessor copy = roundTrip(local);
+            CacheStepProcessor local = new CacheStepProcessor(List.of(request), "processor-test");
+            CacheStepProcessor copy = roundTrip(local);
             Entry a = new Entry(null);
             Entry b = new Entry(null);
-            long[] first = local.process(a);
-            long[] second = copy.process(b);
+            StepOutcomes first = local.process(a);
+            StepOutcomes second = roundTrip(copy.process(b));
             if (!(spec instanceof LimitSpec.Concurrency)) { // lease ids are random
-                assertArrayEquals(first, second);
+                assertArrayEquals(first.verdict(0).toWords(), second.verdict(0).toWords());
             }
             assertArrayEquals(a.value, b.value);
-            assertTrue(StepProcessor.verdictOf(first).granted());
+            assertTrue(second.verdict(0).granted());
         } finally {
             ProcessorClocks.unregister("processor-test");
         }
@@ -78,10 +80,10 @@ final class JCacheProcessorTest {
         LimitSpec spec = LimitSpec.fixedWindow(1, Duration.ofMinutes(1));
         StepRequest request = new StepRequest("k", spec, Op.ACQUIRE, 1, 0, Durability.REPLICATED);
         Entry entry = new Entry(null);
-        new StepProcessor(request, null).process(entry);
+        new CacheStepProcessor(List.of(request), null).process(entry);
         long[] stored = entry.value;
         entry.writes = 0;
-        Verdict refused = StepProcessor.verdictOf(new StepProcessor(request, null).process(entry));
+        Verdict refused = new CacheStepProcessor(List.of(request), null).process(entry).verdict(0);
         assertEquals(false, refused.granted());
         assertEquals(0, entry.writes);
         assertTrue(stored == entry.value);
@@ -92,14 +94,24 @@ final class JCacheProcessorTest {
         StepRequest request = new StepRequest("k", LimitSpec.fixedWindow(1, Duration.ofMinutes(1)), Op.ACQUIRE, 1, 0,
                 Durability.REPLICATED);
         IllegalStateException e = assertThrows(IllegalStateException.class,
-                () -> new StepProcessor(request, "nowhere").process(new Entry(null)));
+                () -> new CacheStepProcessor(List.of(request), "nowhere").process(new Entry(null)));
         assertTrue(e.getMessage().contains("'nowhere'"), e.getMessage());
     }
 
+    /** One invoke runs a batch in order; a request whose step fails answers alone, and the others still run. */
     @Test
-    void verdictOf_wrongShape_throws() {
-        assertThrows(IllegalStateException.class, () -> StepProcessor.verdictOf(null));
-        assertThrows(IllegalStateException.class, () -> StepProcessor.verdictOf(new long[2]));
+    void processor_batch_decidesInOrder_andAFailureAnswersAlone() throws Exception {
+        LimitSpec spec = LimitSpec.fixedWindow(2, Duration.ofMinutes(1));
+        StepRequest take = new StepRequest("k", spec, Op.ACQUIRE, 1, 0, Durability.REPLICATED);
+        StepRequest foreign = new StepRequest("k", LimitSpec.slidingLog(5, Duration.ofMinutes(1)), Op.ACQUIRE, 1, 0,
+                Durability.REPLICATED);
+        Entry entry = new Entry(null);
+        StepOutcomes outcomes = roundTrip(new CacheStepProcessor(List.of(take, foreign, take, take), null)
+                .process(entry));
+        assertEquals(List.of(true, false, true, false), List.of(outcomes.verdict(0).granted(),
+                outcomes.verdict(1) != null, outcomes.verdict(2).granted(), outcomes.verdict(3).granted()));
+        assertEquals(IllegalStateException.class, outcomes.failure(1).getClass(), "the step's own error, as thrown");
+        assertEquals(1, entry.writes, "the batch's final state written once");
     }
 
     @Test
@@ -116,13 +128,14 @@ final class JCacheProcessorTest {
         }
     }
 
-    private static StepProcessor roundTrip(StepProcessor p) throws Exception {
+    @SuppressWarnings("unchecked")
+    private static <T> T roundTrip(T p) throws Exception {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         try (ObjectOutputStream out = new ObjectOutputStream(bytes)) {
             out.writeObject(p);
         }
         try (ObjectInputStream in = new ObjectInputStream(new ByteArrayInputStream(bytes.toByteArray()))) {
-            return (StepProcessor) in.readObject();
+            return (T) in.readObject();
         }
     }
 

@@ -1,6 +1,6 @@
 package dev.sluice.limiter;
 
-import dev.sluice.limiter.runtime.RuntimeAccess;
+import dev.sluice.limiter.runtime.OrderedAcquire;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -94,7 +94,7 @@ public final class AllOrNothing {
             Function<? super Result, ? extends CompletionStage<T>> finish) {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(finish, "finish");
-        return RuntimeAccess.allOrNothing(name, List.copyOf(steps), finish);
+        return OrderedAcquire.start(name, List.copyOf(steps), finish);
     }
 
     /** {@link #acquire(String, List, Function)} completing with the result itself. */

@@ -1,6 +1,6 @@
 package dev.sluice.limiter;
 
-import dev.sluice.limiter.runtime.RuntimeAccess;
+import dev.sluice.limiter.runtime.Chain;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -80,7 +80,7 @@ public interface RateLimiters extends AutoCloseable {
      * @throws IllegalArgumentException for fewer than two links
      */
     static RateLimiter chain(RateLimiter... links) {
-        return RuntimeAccess.chain(Arrays.asList(Objects.requireNonNull(links, "links")));
+        return Chain.of(Arrays.asList(Objects.requireNonNull(links, "links")));
     }
 
     /**
@@ -95,7 +95,7 @@ public interface RateLimiters extends AutoCloseable {
         for (PartitionedRateLimiter<? super P> link : links) {
             list.add(link);
         }
-        return RuntimeAccess.partitionedChain(list);
+        return Chain.ofPartitioned(list);
     }
 
     @Override

@@ -8,7 +8,7 @@ import dev.sluice.limiter.LimitSpec;
 import dev.sluice.limiter.RateLimiter;
 import dev.sluice.limiter.RateLimiters;
 import dev.sluice.limiter.local.ManualClock;
-import dev.sluice.limiter.spi.RateLimiterRuntime;
+import dev.sluice.limiter.store.RateLimiterRuntime;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;

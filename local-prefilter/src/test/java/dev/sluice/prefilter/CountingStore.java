@@ -1,7 +1,9 @@
 package dev.sluice.prefilter;
 
-import dev.sluice.limiter.spi.DecisionStore;
-import dev.sluice.limiter.spi.StepRequest;
+import dev.sluice.limiter.store.DecisionStore;
+import dev.sluice.limiter.store.StepOutcomes;
+import dev.sluice.limiter.store.StepRequest;
+import java.util.List;
 import dev.sluice.limiter.algorithm.Verdict;
 import java.time.InstantSource;
 import java.util.concurrent.CompletableFuture;
@@ -40,16 +42,7 @@ final class CountingStore implements DecisionStore {
     }
 
     @Override
-    public CompletableFuture<Verdict> submit(StepRequest request) {
-        try {
-            return CompletableFuture.completedFuture(run(request));
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
-        }
-    }
-
-    @Override
-    public Verdict execute(StepRequest request, long timeoutNanos) {
-        return run(request);
+    public CompletableFuture<StepOutcomes> run(List<StepRequest> requests) {
+        return CompletableFuture.completedFuture(StepOutcomes.ofEach(requests, this::run));
     }
 }

@@ -16,10 +16,10 @@ import dev.sluice.limiter.LimiterOptions;
 import dev.sluice.limiter.RateLimiters;
 import dev.sluice.limiter.local.LocalRateLimiters;
 import dev.sluice.limiter.local.ManualClock;
-import dev.sluice.limiter.spi.DecisionStore;
-import dev.sluice.limiter.spi.RateLimiterRuntime;
-import dev.sluice.limiter.spi.StepRequest;
-import dev.sluice.limiter.algorithm.Verdict;
+import dev.sluice.limiter.store.DecisionStore;
+import dev.sluice.limiter.store.RateLimiterRuntime;
+import dev.sluice.limiter.store.Outcomes;
+import dev.sluice.limiter.store.StepRequest;
 import jakarta.servlet.AsyncContext;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -323,7 +323,7 @@ final class RateLimitFilterTest {
     /** A store that never answers. */
     private static final class UnreachableStore implements DecisionStore {
         @Override
-        public CompletableFuture<Verdict> submit(StepRequest request) {
+        public CompletableFuture<Outcomes> run(List<StepRequest> requests) {
             return new CompletableFuture<>();
         }
     }

@@ -3,7 +3,7 @@ package dev.sluice.spring;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.limiter.RateLimiters;
-import dev.sluice.limiter.spi.RateLimiterRuntime;
+import dev.sluice.limiter.store.RateLimiterRuntime;
 import dev.sluice.spring.reactiveapp.ReactiveApp;
 import dev.sluice.spring.servletapp.ServletApp;
 import java.net.http.HttpResponse;

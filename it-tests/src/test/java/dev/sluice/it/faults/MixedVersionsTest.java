@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.hazelcast.cluster.Member;
 import com.hazelcast.core.HazelcastInstance;
-import dev.sluice.hazelcast.HazelcastCoalescing;
+import dev.sluice.limiter.Coalescing;
 import dev.sluice.hazelcast.HazelcastRateLimiters;
 import dev.sluice.it.contract.CoreContract;
 import dev.sluice.it.contract.RealTimeAccuracy;
@@ -70,7 +70,7 @@ final class MixedVersionsTest {
         memberVersion = System.getProperty(MEMBER_VERSION_PROPERTY, own);
         cluster = FaultCluster.start("faults-mixed-versions", 2, String.join(File.pathSeparator, entries));
         replicas = new ArrayList<>();
-        for (HazelcastCoalescing coalescing : List.of(HazelcastCoalescing.disabled(), HazelcastCoalescing.on())) {
+        for (Coalescing coalescing : List.of(Coalescing.disabled(), Coalescing.on())) {
             HazelcastInstance client = cluster.client(Duration.ofSeconds(5));
             FaultCluster.awaitMembers(client, 2, Duration.ofSeconds(30));
             replicas.add(HazelcastRateLimiters.create(client, coalescing));

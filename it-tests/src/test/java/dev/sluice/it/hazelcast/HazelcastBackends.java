@@ -1,6 +1,6 @@
 package dev.sluice.it.hazelcast;
 
-import dev.sluice.hazelcast.HazelcastCoalescing;
+import dev.sluice.limiter.Coalescing;
 import dev.sluice.hazelcast.HazelcastRateLimiters;
 import dev.sluice.hazelcast.SluiceHazelcast;
 import dev.sluice.it.contract.Backend;
@@ -14,7 +14,7 @@ final class HazelcastBackends {
     private HazelcastBackends() {}
 
     /** One replica per member of a 3-member cluster; closing the backend closes the cluster. */
-    static Backend embedded(String name, HazelcastCoalescing coalescing) {
+    static Backend embedded(String name, Coalescing coalescing) {
         ManualClock clock = new ManualClock();
         TestCluster cluster = TestCluster.start(name, 3, clock);
         List<RateLimiters> replicas = new ArrayList<>();
@@ -22,13 +22,13 @@ final class HazelcastBackends {
         return backend(name, clock, cluster, replicas);
     }
 
-    /** {@link #embedded(String, HazelcastCoalescing)}; {@code basePort} is ignored (ports are free ones). */
-    static Backend embedded(String name, int basePort, HazelcastCoalescing coalescing) {
+    /** {@link #embedded(String, Coalescing)}; {@code basePort} is ignored (ports are free ones). */
+    static Backend embedded(String name, int basePort, Coalescing coalescing) {
         return embedded(name, coalescing);
     }
 
-    /** {@link #client(String, HazelcastCoalescing)}; {@code basePort} is ignored (ports are free ones). */
-    static Backend client(String name, int basePort, HazelcastCoalescing coalescing) {
+    /** {@link #client(String, Coalescing)}; {@code basePort} is ignored (ports are free ones). */
+    static Backend client(String name, int basePort, Coalescing coalescing) {
         return client(name, coalescing);
     }
 
@@ -36,7 +36,7 @@ final class HazelcastBackends {
      * The client first (every single-replica test runs through it), then the 3 members, so the exactness
      * test spreads over 3 members and 1 client.
      */
-    static Backend client(String name, HazelcastCoalescing coalescing) {
+    static Backend client(String name, Coalescing coalescing) {
         ManualClock clock = new ManualClock();
         TestCluster cluster = TestCluster.start(name, 3, clock);
         List<RateLimiters> replicas = new ArrayList<>();

@@ -1,6 +1,6 @@
 package dev.sluice.it.hazelcast;
 
-import dev.sluice.hazelcast.HazelcastCoalescing;
+import dev.sluice.limiter.Coalescing;
 import dev.sluice.it.contract.Backend;
 import dev.sluice.it.contract.ContractSuite;
 import org.junit.jupiter.api.AfterAll;
@@ -12,7 +12,7 @@ final class HazelcastClientContractTest extends ContractSuite {
 
     @BeforeAll
     static void start() {
-        backend = HazelcastBackends.client("hazelcast-client", HazelcastCoalescing.disabled());
+        backend = HazelcastBackends.client("hazelcast-client", Coalescing.disabled());
     }
 
     @AfterAll

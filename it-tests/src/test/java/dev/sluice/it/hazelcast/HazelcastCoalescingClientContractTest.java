@@ -1,6 +1,6 @@
 package dev.sluice.it.hazelcast;
 
-import dev.sluice.hazelcast.HazelcastCoalescing;
+import dev.sluice.limiter.Coalescing;
 import dev.sluice.it.contract.Backend;
 import dev.sluice.it.contract.ContractSuite;
 import org.junit.jupiter.api.AfterAll;
@@ -12,7 +12,7 @@ final class HazelcastCoalescingClientContractTest extends ContractSuite {
 
     @BeforeAll
     static void start() {
-        backend = HazelcastBackends.client("hazelcast-coalescing-client", HazelcastCoalescing.on());
+        backend = HazelcastBackends.client("hazelcast-coalescing-client", Coalescing.on());
     }
 
     @AfterAll

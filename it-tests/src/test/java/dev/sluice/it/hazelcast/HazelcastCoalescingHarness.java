@@ -5,7 +5,7 @@ import com.hazelcast.client.config.ClientConfig;
 import com.hazelcast.config.Config;
 import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
-import dev.sluice.hazelcast.HazelcastCoalescing;
+import dev.sluice.limiter.Coalescing;
 import dev.sluice.hazelcast.HazelcastRateLimiters;
 import dev.sluice.hazelcast.SluiceHazelcast;
 import dev.sluice.hazelcast.SluiceMember;
@@ -97,9 +97,9 @@ public final class HazelcastCoalescingHarness {
             throws Exception {
         LimiterOptions options = LimiterOptions.builder().decisionTimeout(Duration.ofSeconds(10)).build();
         try (RateLimiters off = HazelcastRateLimiters.create(hz, SluiceHazelcast.DEFAULT_MAP_NAME, "sluice",
-                HazelcastCoalescing.disabled());
+                Coalescing.disabled());
                 RateLimiters on = HazelcastRateLimiters.create(hz, SluiceHazelcast.DEFAULT_MAP_NAME, "sluice",
-                        HazelcastCoalescing.on())) {
+                        Coalescing.on())) {
             String policy = "bench-" + UUID.randomUUID();
             PartitionedRateLimiter<String> offLimiter = off.partitioned(policy, SPEC, options);
             PartitionedRateLimiter<String> onLimiter = on.partitioned(policy, SPEC, options);

@@ -1,6 +1,6 @@
 package dev.sluice.it.hazelcast;
 
-import dev.sluice.hazelcast.HazelcastCoalescing;
+import dev.sluice.limiter.Coalescing;
 import dev.sluice.it.contract.Backend;
 import dev.sluice.it.contract.ContractSuite;
 import org.junit.jupiter.api.AfterAll;
@@ -13,7 +13,7 @@ final class HazelcastEmbeddedAsyncBackupContractTest extends ContractSuite {
     @BeforeAll
     static void start() {
         backend = AsyncBackupBackends.of(HazelcastBackends.embedded("hazelcast-embedded-async-backup",
-                HazelcastCoalescing.defaults()));
+                Coalescing.on()));
     }
 
     @AfterAll

@@ -1,6 +1,6 @@
 package dev.sluice.it.hazelcast;
 
-import dev.sluice.hazelcast.HazelcastCoalescing;
+import dev.sluice.limiter.Coalescing;
 import dev.sluice.it.contract.Backend;
 import dev.sluice.it.contract.ContractSuite;
 import org.junit.jupiter.api.AfterAll;
@@ -12,7 +12,7 @@ final class HazelcastEmbeddedContractTest extends ContractSuite {
 
     @BeforeAll
     static void start() {
-        backend = HazelcastBackends.embedded("hazelcast-embedded", HazelcastCoalescing.disabled());
+        backend = HazelcastBackends.embedded("hazelcast-embedded", Coalescing.disabled());
     }
 
     @AfterAll

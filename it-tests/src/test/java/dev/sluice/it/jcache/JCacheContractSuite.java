@@ -8,6 +8,7 @@ import dev.sluice.it.contract.Backend;
 import dev.sluice.it.contract.ContractSuite;
 import dev.sluice.it.contract.Specs;
 import dev.sluice.jcache.JCacheRateLimiters;
+import dev.sluice.limiter.Coalescing;
 import dev.sluice.limiter.Lease;
 import dev.sluice.limiter.LimitSpec;
 import dev.sluice.limiter.LimiterOptions;
@@ -34,11 +35,17 @@ abstract class JCacheContractSuite extends ContractSuite {
     /** The cache behind the first replica. */
     protected abstract Cache<String, long[]> cache();
 
-    /** Replicas over {@code caches} (one each), all reading {@code clock}. */
+    /** Replicas over {@code caches} (one each), all reading {@code clock}, coalescing as by default. */
     static Backend backend(String name, ManualClock clock, List<Cache<String, long[]>> caches, AutoCloseable resources) {
+        return backend(name, clock, caches, resources, Coalescing.on());
+    }
+
+    /** Replicas over {@code caches} (one each), all reading {@code clock}, coalescing as given. */
+    static Backend backend(String name, ManualClock clock, List<Cache<String, long[]>> caches, AutoCloseable resources,
+            Coalescing coalescing) {
         List<RateLimiters> replicas = new ArrayList<>();
         for (Cache<String, long[]> cache : caches) {
-            replicas.add(JCacheRateLimiters.builder(cache).clock(clock).build());
+            replicas.add(JCacheRateLimiters.builder(cache).clock(clock).coalescing(coalescing).build());
         }
         return new Backend() {
             @Override public String name() { return name; }

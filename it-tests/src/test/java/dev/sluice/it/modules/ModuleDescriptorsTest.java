@@ -47,7 +47,7 @@ final class ModuleDescriptorsTest {
                 "dev.sluice.limiter", "*",
                 "dev.sluice.limiter.local", "*",
                 "dev.sluice.limiter.micrometer", "*",
-                "dev.sluice.limiter.spi", backends,
+                "dev.sluice.limiter.store", backends,
                 "dev.sluice.limiter.algorithm", backends), exports(d));
         assertTrue(Files.isDirectory(Path.of("..", "limiter-api", "target", "classes", "dev", "sluice", "limiter", "runtime")),
                 "the runtime is in the module, exported to none");

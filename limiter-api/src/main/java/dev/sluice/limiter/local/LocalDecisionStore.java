@@ -10,12 +10,14 @@ import dev.sluice.limiter.algorithm.Overflow;
 import dev.sluice.limiter.algorithm.Outcome;
 import dev.sluice.limiter.algorithm.StepRunner;
 import dev.sluice.limiter.algorithm.Verdict;
-import dev.sluice.limiter.spi.DecisionStore;
-import dev.sluice.limiter.spi.StepRequest;
+import dev.sluice.limiter.store.DecisionStore;
+import dev.sluice.limiter.store.StepOutcomes;
+import dev.sluice.limiter.store.StepRequest;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -406,18 +408,10 @@ final class LocalDecisionStore implements DecisionStore {
                 overflowRefusals.sum(), cells.size());
     }
 
+    /** Decides in the calling thread: each request as one step under its key's lock, in order. */
     @Override
-    public CompletableFuture<Verdict> submit(StepRequest request) {
-        try {
-            return CompletableFuture.completedFuture(run(request));
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
-        }
-    }
-
-    @Override
-    public Verdict execute(StepRequest request, long timeoutNanos) {
-        return run(request);
+    public CompletableFuture<StepOutcomes> run(List<StepRequest> requests) {
+        return CompletableFuture.completedFuture(StepOutcomes.ofEach(requests, this::run));
     }
 
     @Override

@@ -1,9 +1,10 @@
 package dev.sluice.limiter.local;
 
 import dev.sluice.limiter.Capacity;
+import dev.sluice.limiter.Coalescing;
 import dev.sluice.limiter.RateLimiters;
 import dev.sluice.limiter.RuntimeSettings;
-import dev.sluice.limiter.spi.RateLimiterRuntime;
+import dev.sluice.limiter.store.RateLimiterRuntime;
 import java.time.InstantSource;
 import java.util.Objects;
 
@@ -51,6 +52,7 @@ public final class LocalRateLimiters {
     public static RateLimiters create(InstantSource clock, String keyPrefix, RuntimeSettings settings,
             Capacity capacity) {
         return RateLimiterRuntime.create(new LocalDecisionStore(Objects.requireNonNull(clock, "clock"),
-                Objects.requireNonNull(capacity, "capacity")), keyPrefix, settings);
+                Objects.requireNonNull(capacity, "capacity")), keyPrefix, settings,
+                Coalescing.disabled()); // decided in the calling thread: nothing is ever in flight to wait behind
     }
 }

@@ -24,7 +24,17 @@ import java.util.concurrent.CompletionException;
  * the steps of an {@link AllOrNothing} sequence, so when one refuses (or throws), what the earlier links granted
  * is {@linkplain Lease#refund() refunded} before the caller hears back. A chain owns none of its links.
  */
-final class Chain {
+public final class Chain {
+    /** For {@link RateLimiters#chain(RateLimiter...)}: {@code links} already checked. */
+    public static RateLimiter of(List<RateLimiter> links) {
+        return new OfLimiters(links);
+    }
+
+    /** For {@link RateLimiters#chain(PartitionedRateLimiter...)}: {@code links} already checked. */
+    public static <P> PartitionedRateLimiter<P> ofPartitioned(List<PartitionedRateLimiter<? super P>> links) {
+        return new OfPartitioned<>(links);
+    }
+
     /** One link as a chain asks it: a limiter, or a partitioned limiter bound to the caller's partition. */
     interface Link {
         LimitSpec spec();

@@ -3,8 +3,8 @@ package dev.sluice.limiter.runtime;
 import dev.sluice.limiter.algorithm.Op;
 import dev.sluice.limiter.algorithm.StepRunner;
 import dev.sluice.limiter.algorithm.Verdict;
-import dev.sluice.limiter.spi.DecisionStore;
-import dev.sluice.limiter.spi.StepRequest;
+import dev.sluice.limiter.store.Coalescer;
+import dev.sluice.limiter.store.StepRequest;
 
 import dev.sluice.limiter.CapacityExceededException;
 import dev.sluice.limiter.IllegalParameterException;
@@ -31,19 +31,19 @@ final class Decider {
     private static final long BASE_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
     private static final long MAX_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
 
-    final DecisionStore store;
+    final Coalescer store;
     final ScheduledExecutorService scheduler;
     final Ticker ticker;
 
-    Decider(DecisionStore store, ScheduledExecutorService scheduler, Ticker ticker) {
+    Decider(Coalescer store, ScheduledExecutorService scheduler, Ticker ticker) {
         this.store = store;
         this.scheduler = scheduler;
         this.ticker = ticker;
     }
 
     /**
-     * A deadline on this runtime's ticker as the store reads deadlines ({@link DecisionStore#submit(StepRequest,
-     * long)}: on {@link Ticker#system()}).
+     * A deadline on this runtime's ticker as the store reads deadlines ({@link Coalescer#submit}: on
+     * {@link Ticker#system()}).
      */
     long storeDeadline(long deadline) {
         return ticker == Ticker.system() ? deadline : System.nanoTime() + (deadline - ticker.read());
@@ -122,14 +122,14 @@ final class Decider {
      * its way), so that what it granted can be given back.
      *
      * <p>With a {@code late} handler, a deadline that passes does not cancel the step in flight: a store drops an
-     * unsent request at its deadline by itself ({@link DecisionStore#submit(StepRequest, long)}), and one already
+     * unsent request at its deadline by itself ({@link Coalescer#submit}), and one already
      * sent then still answers, to {@code late}. A cancelled future still cancels the step, so a request the store
      * holds unsent is dropped; the answer of one already sent is then never seen, and gives nothing back.
      */
     CompletableFuture<Verdict> decideAsync(StepRequest request, LimiterOptions options,
             Consumer<Verdict> late) {
         Decision decision = new Decision(request, options, ticker.read() + options.decisionTimeout().toNanos(), late);
-        Executor callbacks = store.callbackExecutor();
+        Executor callbacks = store.store().callbackExecutor();
         Runnable expire = () -> {
             if (decision.late == null) {
                 decision.abandonStep(); // before the caller hears back, so the request is out of any queue by then
@@ -238,7 +238,7 @@ final class Decider {
                 result.completeExceptionally(failure);
             }
         };
-        Executor callbacks = store.callbackExecutor();
+        Executor callbacks = store.store().callbackExecutor();
         if (callbacks == null) {
             step.whenComplete(onStep);
         } else {

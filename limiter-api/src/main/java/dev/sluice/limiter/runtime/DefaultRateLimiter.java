@@ -3,7 +3,7 @@ package dev.sluice.limiter.runtime;
 import dev.sluice.limiter.algorithm.Op;
 import dev.sluice.limiter.algorithm.Verdict;
 import dev.sluice.limiter.runtime.WaitQueue.Waiter;
-import dev.sluice.limiter.spi.StepRequest;
+import dev.sluice.limiter.store.StepRequest;
 
 import dev.sluice.limiter.CapacityExceededException;
 import dev.sluice.limiter.DecisionResult;
@@ -129,7 +129,7 @@ final class DefaultRateLimiter implements RateLimiter {
             lease.startRenewal();
             return lease;
         }
-        return v.granted() && permits > 0 ? new RateGrant(this, v, permits) : Leases.of(v);
+        return v.granted() && permits > 0 ? new RateGrant(this, v, permits) : Verdicts.asLease(v);
     }
 
     /** Applies the failure mode; rethrows usage errors, which no failure mode hides. */

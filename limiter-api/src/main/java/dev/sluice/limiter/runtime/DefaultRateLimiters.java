@@ -1,6 +1,7 @@
 package dev.sluice.limiter.runtime;
 
-import dev.sluice.limiter.spi.DecisionStore;
+import dev.sluice.limiter.store.Coalescer;
+import dev.sluice.limiter.store.DecisionStore;
 
 import dev.sluice.limiter.Keys;
 import dev.sluice.limiter.LimitSpec;
@@ -21,22 +22,26 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 
 /**
- * The shared runtime over one store: one scheduler for deadlines, retries, queues and renewals (its own thread,
- * or the caller's scheduler from {@link RuntimeSettings}), built through {@link RuntimeAccess}.
+ * The shared runtime over one store, reached through its {@link Coalescer}: one scheduler for deadlines, retries,
+ * queues and renewals (its own thread, or the caller's scheduler from {@link RuntimeSettings}). Built by
+ * {@link dev.sluice.limiter.store.RateLimiterRuntime}.
  */
-final class DefaultRateLimiters implements RateLimiters {
+public final class DefaultRateLimiters implements RateLimiters {
     private static final AtomicInteger INSTANCES = new AtomicInteger();
 
     final Decider decider;
     private final DecisionStore store;
+    private final Coalescer coalescer;
     private final String keyPrefix;
     private final ScheduledExecutorService scheduler;
     private final boolean ownsScheduler;
     private final Set<AutoCloseable> created = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
-    DefaultRateLimiters(DecisionStore store, String keyPrefix, RuntimeSettings settings) {
-        this.store = store;
+    /** Limiters whose decisions go through {@code coalescer}; arguments already checked. */
+    public DefaultRateLimiters(Coalescer coalescer, String keyPrefix, RuntimeSettings settings) {
+        this.coalescer = coalescer;
+        this.store = coalescer.store();
         this.keyPrefix = keyPrefix;
         if (settings.scheduler() != null) {
             this.scheduler = settings.scheduler();
@@ -53,7 +58,7 @@ final class DefaultRateLimiters implements RateLimiters {
             this.scheduler = own;
             this.ownsScheduler = true;
         }
-        this.decider = new Decider(store, scheduler, settings.ticker());
+        this.decider = new Decider(coalescer, scheduler, settings.ticker());
     }
 
     @Override
@@ -112,7 +117,11 @@ final class DefaultRateLimiters implements RateLimiters {
 
     @Override
     public StoreStatistics storeStatistics() {
-        return store.statistics();
+        StoreStatistics s = store.statistics();
+        return new StoreStatistics(s.keys(), s.maxKeys(), s.evictions(),
+                s.capacityRefusals() >= 0 ? s.capacityRefusals() : coalescer.capacityRefusals(),
+                s.overflowDecisions() >= 0 ? s.overflowDecisions() : coalescer.overflowDecisions(),
+                s.overflowRefusals() >= 0 ? s.overflowRefusals() : coalescer.overflowRefusals(), s.overflowCells());
     }
 
     @Override
@@ -148,6 +157,6 @@ final class DefaultRateLimiters implements RateLimiters {
 
     @Override
     public String toString() {
-        return "RateLimiters[" + keyPrefix + " on " + store + "]";
+        return "RateLimiters[" + keyPrefix + " on " + coalescer + "]";
     }
 }

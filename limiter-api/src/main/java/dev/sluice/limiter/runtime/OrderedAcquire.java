@@ -23,7 +23,7 @@ import java.util.function.Function;
  * cancels the step in flight). An answer checks whether {@link #out} is done under the same lock as it adds its
  * grant, so a grant that arrives after a cancellation is refunded by the answer itself, never left behind.
  */
-final class OrderedAcquire<T> {
+public final class OrderedAcquire<T> {
     private static final System.Logger LOG = System.getLogger(OrderedAcquire.class.getName());
 
     private final String name;
@@ -43,7 +43,8 @@ final class OrderedAcquire<T> {
         this.finish = finish;
     }
 
-    static <T> CompletableFuture<T> start(String name, List<? extends Step> steps,
+    /** For {@link dev.sluice.limiter.AllOrNothing#acquire}: arguments already checked. */
+    public static <T> CompletableFuture<T> start(String name, List<? extends Step> steps,
             Function<? super Result, ? extends CompletionStage<T>> finish) {
         OrderedAcquire<T> run = new OrderedAcquire<>(name, steps, finish);
         run.out.whenComplete((value, failure) -> {

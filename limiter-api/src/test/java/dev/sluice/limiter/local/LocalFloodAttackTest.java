@@ -16,7 +16,7 @@ import dev.sluice.limiter.StoreStatistics;
 import dev.sluice.limiter.Durability;
 import dev.sluice.limiter.algorithm.Op;
 import dev.sluice.limiter.algorithm.Verdict;
-import dev.sluice.limiter.spi.StepRequest;
+import dev.sluice.limiter.store.StepRequest;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,16 +1,17 @@
 package dev.sluice.limiter.runtime;
 
 import dev.sluice.limiter.algorithm.Verdict;
-import dev.sluice.limiter.spi.DecisionStore;
-import dev.sluice.limiter.spi.StepRequest;
+import dev.sluice.limiter.store.DecisionStore;
+import dev.sluice.limiter.store.Coalescer;
+import dev.sluice.limiter.store.StepOutcomes;
+import dev.sluice.limiter.store.StepRequest;
+import java.util.List;
+import java.util.concurrent.CompletionException;
 
 import dev.sluice.limiter.local.ManualClock;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /** A real in-memory store that a test can make hang, fail, or fail retryably; counts every call. */
@@ -45,8 +46,30 @@ final class ControllableStore implements DecisionStore {
     /** Steps still to run whose answer is then lost (a retryable failure), when &gt; 0. */
     final AtomicInteger answersToLose = new AtomicInteger();
 
+    /** Runs each request as {@link #decide} does, one after another. */
     @Override
-    public CompletableFuture<Verdict> submit(StepRequest request) {
+    public CompletableFuture<StepOutcomes> run(List<StepRequest> requests) {
+        StepOutcomes outcomes = new StepOutcomes(requests.size());
+        CompletableFuture<Void> done = CompletableFuture.completedFuture(null);
+        for (int i = 0; i < requests.size(); i++) {
+            int at = i;
+            StepRequest request = requests.get(i);
+            done = done.thenCompose(ignored -> decide(request).handle((v, t) -> {
+                if (t != null) {
+                    if (requests.size() == 1) {
+                        throw t instanceof CompletionException c ? c : new CompletionException(t);
+                    }
+                    outcomes.failure(at, (RuntimeException) Coalescer.unwrap(t));
+                } else {
+                    outcomes.verdict(at, v);
+                }
+                return null;
+            }));
+        }
+        return done.thenApply(ignored -> outcomes);
+    }
+
+    CompletableFuture<Verdict> decide(StepRequest request) {
         calls.incrementAndGet();
         if (request.op() == dev.sluice.limiter.algorithm.Op.RENEW) {
             renewals.computeIfAbsent(request.key(), k -> new AtomicInteger()).incrementAndGet();
@@ -97,12 +120,6 @@ final class ControllableStore implements DecisionStore {
             return later;
         }
         return CompletableFuture.completedFuture(out[0].withoutState());
-    }
-
-    @Override
-    public Verdict execute(StepRequest request, long timeoutNanos)
-            throws TimeoutException, ExecutionException, InterruptedException {
-        return submit(request).get(timeoutNanos, TimeUnit.NANOSECONDS);
     }
 
     @Override

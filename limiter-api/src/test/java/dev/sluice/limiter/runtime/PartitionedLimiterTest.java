@@ -1,6 +1,6 @@
 package dev.sluice.limiter.runtime;
 
-import dev.sluice.limiter.spi.RateLimiterRuntime;
+import dev.sluice.limiter.store.RateLimiterRuntime;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

@@ -1,6 +1,6 @@
 package dev.sluice.limiter.runtime;
 
-import dev.sluice.limiter.spi.RateLimiterRuntime;
+import dev.sluice.limiter.store.RateLimiterRuntime;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -9,7 +9,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sluice.limiter.DecisionUnavailableException;
+import dev.sluice.limiter.Coalescing;
 import dev.sluice.limiter.FailureMode;
+import dev.sluice.limiter.RuntimeSettings;
+import dev.sluice.limiter.store.Coalescer;
 import dev.sluice.limiter.Lease;
 import dev.sluice.limiter.LimitSpec;
 import dev.sluice.limiter.LimiterOptions;
@@ -202,14 +205,25 @@ final class RuntimeFailureTest {
         assertFalse(store.hanging.get(0).isDone(), "its answer may still come");
     }
 
-    /** Cancelling the caller's future did not reach the store's, so a queued request was still sent. */
+    /** A caller that cancels while its request waits behind another on its key is never charged: it is not sent. */
     @Test
-    void acquireAsync_callerCancels_cancelsTheStoresFuture() {
-        store.mode = ControllableStore.Mode.HANG;
-        CompletableFuture<Lease> future = limiter(FailureMode.DENY, 0).acquireAsync(1);
-        assertTrue(future.cancel(false));
-        assertEquals(1, store.hanging.size());
-        assertTrue(store.hanging.get(0).isCancelled());
+    void acquireAsync_callerCancelsWhileQueued_isNeverSent() throws Exception {
+        Coalescer coalescer = new Coalescer(store, Coalescing.on());
+        try (RateLimiters coalesced = RateLimiterRuntime.create(coalescer, "sluice", RuntimeSettings.defaults())) {
+            RateLimiter limiter = coalesced.limiter("test", LimitSpec.fixedWindow(5, Duration.ofMinutes(1)),
+                    LimiterOptions.builder().decisionTimeout(Duration.ofSeconds(10)).failureMode(FailureMode.DENY)
+                            .build());
+            store.mode = ControllableStore.Mode.HANG;
+            CompletableFuture<Lease> inFlight = limiter.acquireAsync(1);
+            CompletableFuture<Lease> queued = limiter.acquireAsync(1);
+            assertEquals(1, coalescer.queued());
+            assertTrue(queued.cancel(false));
+            store.mode = ControllableStore.Mode.NORMAL;
+            store.hanging.get(0).complete(dev.sluice.limiter.algorithm.Verdict.of(true, 4, 5, -1, 60_000, 1));
+            assertTrue(inFlight.get(10, TimeUnit.SECONDS).isAcquired());
+            assertEquals(1, store.calls.get(), "the cancelled request was dropped unsent");
+            assertEquals(1, coalescer.dropped());
+        }
     }
 
     /** A release nobody waits for is still worth sending late: it frees permits before the lease expires. */

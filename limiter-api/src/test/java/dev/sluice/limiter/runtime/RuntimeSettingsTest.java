@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sluice.limiter.DecisionListener;
 import dev.sluice.limiter.DecisionResult;
+import dev.sluice.limiter.Coalescing;
 import dev.sluice.limiter.FailureMode;
 import dev.sluice.limiter.Lease;
 import dev.sluice.limiter.LimitSpec;
@@ -15,7 +16,7 @@ import dev.sluice.limiter.RateLimiters;
 import dev.sluice.limiter.RuntimeSettings;
 import dev.sluice.limiter.local.LocalRateLimiters;
 import dev.sluice.limiter.local.ManualClock;
-import dev.sluice.limiter.spi.RateLimiterRuntime;
+import dev.sluice.limiter.store.RateLimiterRuntime;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -34,7 +35,8 @@ final class RuntimeSettingsTest {
         try {
             ControllableStore store = new ControllableStore();
             store.mode = ControllableStore.Mode.HANG;
-            RateLimiters limiters = RateLimiterRuntime.create(store, "sluice", RuntimeSettings.defaults().withScheduler(mine));
+            RateLimiters limiters = RateLimiterRuntime.create(store, "sluice", RuntimeSettings.defaults().withScheduler(mine),
+                    Coalescing.disabled());
             RateLimiter limiter = limiters.limiter("hang", LimitSpec.fixedWindow(1, Duration.ofMinutes(1)),
                     LimiterOptions.builder().failureMode(FailureMode.DENY).decisionTimeout(Duration.ofMillis(20)).build());
             Lease lease = limiter.acquireAsync(1).get(10, TimeUnit.SECONDS);
@@ -55,7 +57,8 @@ final class RuntimeSettingsTest {
         store.failuresLeft.set(1_000); // every attempt fails retryably: only the deadline stops the retries
         // Each reading moves the fake time on by a second, so the first retry already finds the deadline passed.
         RateLimiters limiters = RateLimiterRuntime.create(store, "sluice",
-                RuntimeSettings.defaults().withTicker(() -> now.addAndGet(TimeUnit.SECONDS.toNanos(1))));
+                RuntimeSettings.defaults().withTicker(() -> now.addAndGet(TimeUnit.SECONDS.toNanos(1))),
+                Coalescing.disabled());
         try {
             RateLimiter limiter = limiters.limiter("ticker", LimitSpec.fixedWindow(1, Duration.ofMinutes(1)),
                     LimiterOptions.builder().failureMode(FailureMode.DENY).maxRetries(10)

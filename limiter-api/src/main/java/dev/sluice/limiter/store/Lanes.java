@@ -1,5 +1,7 @@
-package dev.sluice.hazelcast;
+package dev.sluice.limiter.store;
 
+import dev.sluice.limiter.Coalescing;
+import dev.sluice.limiter.CoalescingQueueFullException;
 import dev.sluice.limiter.Durability;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -13,23 +15,23 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
 
 /**
- * The {@link Sender}'s batching policy, as {@link HazelcastCoalescing} sets it: which decisions go together
+ * The {@link Coalescer}'s batching policy, as {@link Coalescing} sets it: which decisions go together
  * in one hop, and when. Natural batching per key, with no timer: each key (and map) with something in
  * flight has a {@link Lane} with one hop in flight at most (but see the stall escape in {@link #arrive}).
  * A decision for a key with nothing in flight is a hop of its own, at once: a lone caller pays nothing
  * extra. A decision for a key with a hop in flight waits in the lane's bounded queue; when the hop returns
  * ({@link #next}), whatever queued meanwhile (up to {@code maxBatchRequests} requests and about
- * {@code maxBatchBytes} of payload) is the next hop, one run of them all on the owner; the rest waits for
+ * {@code maxBatchBytes} of payload) is the next hop, one run of them all where the key lives; the rest waits for
  * the one after. A full queue fails the decision at once with a retryable
  * {@link CoalescingQueueFullException} (nothing was sent, so a retry cannot charge twice). Coalescing off,
  * every decision is a hop of its own, at once, and nothing is ever queued.
  *
  * <p>Order across the stall escape is fairness, not safety. Requests leave a lane in arrival order, and
  * one hop's requests are decided in that order, but hops in flight together for one key are separate
- * invocations, which the owner may run in any order (a hop retried after a member left runs after a later
+ * calls, which the store may run in any order (a hop retried after a member left runs after a later
  * one); so past {@code stallMillis} a later arrival may be decided first, and be granted where an earlier
- * one is refused. Exactness does not depend on that order: every step runs atomically on the owner's
- * partition thread, each on the state the previous one wrote, so a limit of N still grants at most N
+ * one is refused. Exactness does not depend on that order: every step runs atomically where the key lives,
+ * each on the state the previous one wrote, so a limit of N still grants at most N
  * (exactly N when demand exceeds it). A release cannot overtake its own acquisition (it carries the
  * grant's token), and a renewal run after its lease's release is refused, never recreating it. Shown with
  * {@code stallMillis} 0, where every arrival behind a busy hop is one more hop in flight
@@ -42,7 +44,7 @@ import java.util.function.Function;
  * acknowledged), so holding a decision back behind another key's hop costs it a round trip for nothing.
  * Measured on many uniform keys, both coarser groupings (lanes per partition, and one message per owner
  * member with every partition's keys run on arrival) fell further below the uncoalesced rate than lanes per
- * key did (BENCHMARKS.md has the runs).
+ * key did (the benchmark pages have the runs).
  *
  * <p>A queued request whose future is already done (cancelled, or abandoned by a caller that timed out)
  * or whose deadline has passed is dropped when the next hop is taken, never sent: the runtime cancels the
@@ -53,7 +55,7 @@ import java.util.function.Function;
  * there are at most as many lanes as decisions in flight.
  */
 final class Lanes {
-    private final HazelcastCoalescing coalescing;
+    private final Coalescing coalescing;
     private final long stallNanos;
     /** The lanes of each durability's map: looked up by the request's own key string, nothing allocated. */
     private final Map<Durability, Home> lanes = new EnumMap<>(Durability.class);
@@ -64,7 +66,7 @@ final class Lanes {
      * @param dropped counts requests dropped unsent (their caller gave up, or their deadline passed)
      * @param stalls counts hops sent past {@code stallMillis} while another was in flight
      */
-    Lanes(HazelcastCoalescing coalescing, LongAdder dropped, LongAdder stalls) {
+    Lanes(Coalescing coalescing, LongAdder dropped, LongAdder stalls) {
         this.coalescing = coalescing;
         this.stallNanos = TimeUnit.MILLISECONDS.toNanos(coalescing.stallMillis());
         this.dropped = dropped;
@@ -121,7 +123,7 @@ final class Lanes {
      * nothing is in flight on the key (or coalescing is off). One escape from head-of-line blocking:
      * when the lane's last hop left more than {@code stallMillis} ago (a slow step, a member in trouble),
      * this arrival takes what queued, and itself, as an extra hop in flight, rather than wait behind it;
-     * requests still leave in arrival order, though the owner may run the hops in flight in any order (see
+     * requests still leave in arrival order, though the store may run the hops in flight in any order (see
      * the class comment).
      */
     Hop arrive(Pending p) {

@@ -1,4 +1,4 @@
-package dev.sluice.hazelcast;
+package dev.sluice.limiter.algorithm;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -7,9 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sluice.limiter.LimitSpec;
-import dev.sluice.limiter.algorithm.Algorithms;
-import dev.sluice.limiter.algorithm.Op;
-import dev.sluice.limiter.algorithm.Verdict;
 import java.time.Duration;
 import java.util.List;
 import java.util.Random;

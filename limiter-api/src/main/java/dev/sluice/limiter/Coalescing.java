@@ -1,14 +1,14 @@
-package dev.sluice.hazelcast;
+package dev.sluice.limiter;
 
 /**
- * How a Hazelcast store coalesces concurrent decisions: while an invocation on a key is in flight, new
- * decisions for that key queue up, and when it returns they all go as one hop, decided in arrival order by
- * one run on the key's owner (one write, one backup of the final state). Decisions for other keys are
+ * How the runtime coalesces concurrent decisions over any store: while a call on a key is in flight, new
+ * decisions for that key queue up, and when it returns they all go as one call, decided in arrival order by
+ * one run where the key lives (one write, and on Hazelcast one backup of the final state). Decisions for other keys are
  * never held back. There is no timer: a lone caller is
  * sent at once, as without coalescing. Every request gets the verdict it would have had alone, in that
  * order (past {@code stallMillis}, hops in flight together may run in any order: see the README).
  *
- * @param enabled false to send every decision as its own invocation
+ * @param enabled false to send every decision as a call of its own
  * @param maxBatchRequests most requests in one hop, at least 1
  * @param maxBatchBytes about the most payload (keys and request words) in one hop, at least 256; a
  *     single request is always sent, whatever its size
@@ -18,8 +18,10 @@ package dev.sluice.hazelcast;
  *     not wait behind it: it is sent, with what queued before it, as one more hop in flight; at least 0
  *     (0: no decision ever waits behind a hop in flight, which mostly undoes the batching)
  */
-public record HazelcastCoalescing(boolean enabled, int maxBatchRequests, int maxBatchBytes, int maxQueuedPerKey,
+public record Coalescing(boolean enabled, int maxBatchRequests, int maxBatchBytes, int maxQueuedPerKey,
         long stallMillis) {
+    /** The most requests one call may carry, whatever the settings: what a store's reader accepts. */
+    public static final int MAX_BATCH_REQUESTS = 1 << 16;
     /** Default {@link #maxBatchRequests()}. */
     public static final int DEFAULT_MAX_BATCH_REQUESTS = 128;
     /** Default {@link #maxBatchBytes()}: 32 KiB. */
@@ -29,10 +31,10 @@ public record HazelcastCoalescing(boolean enabled, int maxBatchRequests, int max
     /** Default {@link #stallMillis()}. */
     public static final long DEFAULT_STALL_MILLIS = 250;
 
-    public HazelcastCoalescing {
-        if (maxBatchRequests < 1 || maxBatchRequests > StepProcessor.MAX_REQUESTS_ON_WIRE) {
+    public Coalescing {
+        if (maxBatchRequests < 1 || maxBatchRequests > MAX_BATCH_REQUESTS) {
             throw new IllegalArgumentException("maxBatchRequests must be between 1 and "
-                    + StepProcessor.MAX_REQUESTS_ON_WIRE + ", was " + maxBatchRequests);
+                    + MAX_BATCH_REQUESTS + ", was " + maxBatchRequests);
         }
         if (maxBatchBytes < 256) {
             throw new IllegalArgumentException("maxBatchBytes must be at least 256, was " + maxBatchBytes);
@@ -47,28 +49,19 @@ public record HazelcastCoalescing(boolean enabled, int maxBatchRequests, int max
     }
 
     /** Coalescing on, with the default bounds. */
-    public static HazelcastCoalescing on() {
-        return new HazelcastCoalescing(true, DEFAULT_MAX_BATCH_REQUESTS, DEFAULT_MAX_BATCH_BYTES,
+    public static Coalescing on() {
+        return new Coalescing(true, DEFAULT_MAX_BATCH_REQUESTS, DEFAULT_MAX_BATCH_BYTES,
                 DEFAULT_MAX_QUEUED_PER_KEY, DEFAULT_STALL_MILLIS);
     }
 
-    /**
-     * What {@link HazelcastRateLimiters#create(com.hazelcast.core.HazelcastInstance)} uses: {@link #on()}.
-     * It pays where many decisions meet on one key (figures: BENCHMARKS.md); a lone caller
-     * takes the uncoalesced path. Pass {@link #disabled()} for one invocation per decision.
-     */
-    public static HazelcastCoalescing defaults() {
-        return on();
-    }
-
     /** The same settings with coalescing on or off. */
-    public HazelcastCoalescing withEnabled(boolean on) {
-        return new HazelcastCoalescing(on, maxBatchRequests, maxBatchBytes, maxQueuedPerKey, stallMillis);
+    public Coalescing withEnabled(boolean on) {
+        return new Coalescing(on, maxBatchRequests, maxBatchBytes, maxQueuedPerKey, stallMillis);
     }
 
     /** Coalescing off: one invocation per decision. */
-    public static HazelcastCoalescing disabled() {
-        return new HazelcastCoalescing(false, DEFAULT_MAX_BATCH_REQUESTS, DEFAULT_MAX_BATCH_BYTES,
+    public static Coalescing disabled() {
+        return new Coalescing(false, DEFAULT_MAX_BATCH_REQUESTS, DEFAULT_MAX_BATCH_BYTES,
                 DEFAULT_MAX_QUEUED_PER_KEY, DEFAULT_STALL_MILLIS);
     }
 }

@@ -1,13 +1,12 @@
-package dev.sluice.hazelcast;
+package dev.sluice.limiter.store;
 
 import dev.sluice.limiter.algorithm.RequestCodec;
 import dev.sluice.limiter.algorithm.SpecCodec;
 import dev.sluice.limiter.algorithm.Verdict;
-import dev.sluice.limiter.spi.StepRequest;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * One caller's decision on its way through the {@link Sender}, and the future that caller holds: the
+ * One caller's decision on its way through the {@link Coalescer}, and the future that caller holds: the
  * future is the pending request itself, so a decision costs no second object for it. Completed, once, by
  * the invocation that carried it, or failed before it was sent (a full queue, a deadline passed);
  * cancelled by a caller that gave up, which drops it if it is still queued.
@@ -19,19 +18,16 @@ final class Pending extends CompletableFuture<Verdict> {
     final StepRequest request;
     /** When the caller stops waiting: a {@link System#nanoTime()} reading, or {@link Long#MAX_VALUE}. */
     final long deadline;
-    /** The calling thread blocks for the verdict ({@link Sender#execute}). */
-    final boolean callerWaits;
     /**
      * Set, and read, on the blocking caller's own thread when its request is sent alone from there: the
-     * invocation it waits on itself, and the hop it ends when that returns. Otherwise {@code null}.
+     * call it waits on itself, and the hop it ends when that returns. Otherwise {@code null}.
      */
-    CompletableFuture<BatchResult> direct;
+    CompletableFuture<? extends Outcomes> direct;
     Lanes.Hop hop;
 
-    Pending(StepRequest request, long deadline, boolean callerWaits) {
+    Pending(StepRequest request, long deadline) {
         this.request = request;
         this.deadline = deadline;
-        this.callerWaits = callerWaits;
     }
 
     /** About the payload this request adds to a hop. */

@@ -1,10 +1,9 @@
-package dev.sluice.hazelcast;
+package dev.sluice.limiter.algorithm;
 
-import dev.sluice.limiter.algorithm.Algorithms;
 import java.util.Arrays;
 
 /**
- * The form in which Sluice's maps keep a state: the algorithm's words packed into fewer longs, read back as the
+ * The form in which a store keeps a state: the algorithm's words packed into fewer longs, read back as the
  * very same words. A state's words are mostly small numbers and times close to its latest time, yet each takes
  * eight bytes; packed, a five-word window, bucket or GCRA state takes three longs (40 bytes on the heap instead
  * of 56). A composite's words hold its components' full headers and pack no shorter, and a sliding log and a
@@ -22,9 +21,9 @@ import java.util.Arrays;
  * without unpacking would be refused as "not Sluice limiter state", never misread; and unpacking rebuilds the
  * header the step checks. Values written by an older Sluice (plain words) are read as they are.
  */
-final class StoredState {
+public final class StoredState {
     /** Top 16 bits of a packed value's first word; a state's own header starts with {@code 0x51CE}. */
-    static final long PACKED_MAGIC = 0x51CFL;
+    public static final long PACKED_MAGIC = 0x51CFL;
     private static final long STATE_MAGIC = 0x51CEL;
     private static final int MAX_STREAM_BYTES = 0xFFFF;
     /**
@@ -32,12 +31,12 @@ final class StoredState {
      * fit, which Sluice's large states (old four-word leases, old one-word-per-permit logs) do not, and the attempt
      * would cost every step a pass over the whole state.
      */
-    static final int MAX_PACKED_WORDS = MAX_STREAM_BYTES / 3;
+    public static final int MAX_PACKED_WORDS = MAX_STREAM_BYTES / 3;
 
     private StoredState() {}
 
     /** What to store for {@code words}: their packed form, or the words themselves. */
-    static long[] pack(long[] words) {
+    public static long[] pack(long[] words) {
         if (words == null || Algorithms.algorithmIdOf(words) < 0 || (words[0] >>> 48) != STATE_MAGIC
                 || words.length > MAX_PACKED_WORDS || Algorithms.isCompact(words)) {
             return words;
@@ -77,7 +76,7 @@ final class StoredState {
     }
 
     /** The words of a stored value: unpacked, or the value itself when it is not packed. */
-    static long[] unpack(long[] stored) {
+    public static long[] unpack(long[] stored) {
         if (stored == null || stored.length == 0 || (stored[0] >>> 48) != PACKED_MAGIC) {
             return stored;
         }

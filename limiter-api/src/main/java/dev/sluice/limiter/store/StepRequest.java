@@ -1,4 +1,4 @@
-package dev.sluice.limiter.spi;
+package dev.sluice.limiter.store;
 
 import dev.sluice.limiter.algorithm.Algorithms;
 import dev.sluice.limiter.algorithm.Op;
