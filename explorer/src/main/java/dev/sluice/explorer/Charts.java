@@ -7,8 +7,6 @@ import java.awt.Shape;
 import java.awt.geom.Line2D;
 import java.awt.geom.Rectangle2D;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -27,7 +25,6 @@ import org.jfree.chart.plot.XYPlot;
 import org.jfree.chart.renderer.xy.StackedXYBarRenderer;
 import org.jfree.chart.renderer.xy.StandardXYBarPainter;
 import org.jfree.chart.renderer.xy.XYLineAndShapeRenderer;
-import org.jfree.chart.text.TextUtils;
 import org.jfree.chart.title.LegendTitle;
 import org.jfree.chart.title.TextTitle;
 import org.jfree.chart.ui.RectangleAnchor;
@@ -50,7 +47,7 @@ final class Charts {
     private static final int LANE_HEIGHT = 72;
     private static final int CURVE_HEIGHT = 300;
     private static final int FRAME_HEIGHT = 170;
-    /** Bars per lane at most, and points of the curve at most: enough to read, small enough as SVG. */
+    /** Bars per lane at most, and points of the curve at most: enough to read, each a few pixels wide in the chart. */
     private static final int MAX_BINS = 240;
     private static final int MAX_POINTS = 600;
 
@@ -122,20 +119,6 @@ final class Charts {
 
     static void writePng(JFreeChart chart, Path file, int height) throws IOException {
         ChartUtils.saveChartAsPNG(file.toFile(), chart, WIDTH, height);
-    }
-
-    static void writeSvg(JFreeChart chart, Path file, int height, String idPrefix) throws IOException {
-        SvgGraphics2D g2 = new SvgGraphics2D(WIDTH, height, idPrefix);
-        // JFreeChart otherwise draws rotated labels as glyph outlines (a workaround for old JDKs' raster text):
-        // as SVG text they stay text, a tenth of the size and searchable. Only the SVG changes, the PNG does not.
-        boolean outlines = TextUtils.isUseDrawRotatedStringWorkaround();
-        TextUtils.setUseDrawRotatedStringWorkaround(false);
-        try {
-            chart.draw(g2, new Rectangle2D.Double(0, 0, WIDTH, height));
-        } finally {
-            TextUtils.setUseDrawRotatedStringWorkaround(outlines);
-        }
-        Files.writeString(file, g2.document(), StandardCharsets.UTF_8);
     }
 
     /** Bins of a whole fraction of the window (so windows start on bin edges), at most {@link #MAX_BINS}. */

@@ -11,8 +11,8 @@ import org.jfree.chart.JFreeChart;
 
 /**
  * Runs every rate algorithm's pure step on the same generated traces, with simulated time, and writes for each
- * trace a chart as PNG and SVG ({@code <trace>.png}, {@code <trace>.svg}) and the measured figures of all traces
- * as {@code tables.md}. Run from the repository's root:
+ * trace a chart ({@code <trace>.png}) and the measured figures of all traces as {@code tables.md}. Run from the
+ * repository's root:
  *
  * <pre>{@code mvn -B -q -pl explorer -am compile exec:exec@explore -Dexplorer.args="--trace boundary --seed 7"}</pre>
  *
@@ -70,7 +70,7 @@ public final class Explorer {
         return traces;
     }
 
-    /** Writes each trace's PNG and SVG and then {@code tables.md}; returns the files written. */
+    /** Writes each trace's chart and then {@code tables.md}; returns the files written. */
     static List<Path> write(Settings settings, List<List<Run>> traces) throws IOException {
         Path dir = settings.out();
         if (Files.exists(dir) && !Files.isDirectory(dir)) {
@@ -85,10 +85,7 @@ public final class Explorer {
             int height = Charts.height(runs.size());
             Path png = dir.resolve(id + ".png");
             Charts.writePng(chart, png, height);
-            Path svg = dir.resolve(id + ".svg");
-            Charts.writeSvg(chart, svg, height, "sluice-" + id + "-");
             written.add(png);
-            written.add(svg);
         }
         Path tables = dir.resolve("tables.md");
         Files.writeString(tables, Tables.document(settings, traces), StandardCharsets.UTF_8);

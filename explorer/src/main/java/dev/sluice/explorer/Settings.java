@@ -57,7 +57,7 @@ public record Settings(long limit, long windowMillis, int segments, List<TraceKi
             "  --duration D     simulated length of each trace, " + MIN_WINDOWS + " to " + MAX_WINDOWS
                     + " windows (default " + formatDuration(DEFAULTS.durationMillis) + ")",
             "  --seed N         seed of the generated traces (default " + DEFAULTS.seed + ")",
-            "  --out DIR        where the PNG, SVG and tables.md go (default " + DEFAULTS.out + ")",
+            "  --out DIR        where the PNG charts and tables.md go (default " + DEFAULTS.out + ")",
             "  --help           this text");
 
     private static final List<String> NAMES = List.of("limit", "window", "segments", "trace", "duration", "seed", "out");

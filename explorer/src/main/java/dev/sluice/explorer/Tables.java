@@ -52,8 +52,7 @@ final class Tables {
                 .append(String.format(Locale.ROOT,
                         "; seed %d, %,d arrivals on %s.\n\n", trace.seed(), trace.size(),
                         trace.keyCount() == 1 ? "1 key" : trace.keyCount() + " keys"))
-                .append("![").append(id).append("](").append(id).append(".png) ([SVG](").append(id)
-                .append(".svg))\n\n")
+                .append("![").append(id).append("](").append(id).append(".png)\n\n")
                 .append("| algorithm | spec | admitted | vs the log | refused | max in a window ÷ limit"
                         + " | wrongly allowed | wrongly refused |\n")
                 .append("|---|---|---:|---:|---:|---:|---:|---:|\n");
