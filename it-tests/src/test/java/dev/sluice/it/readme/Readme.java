@@ -27,9 +27,9 @@ import javax.tools.JavaCompiler;
 import javax.tools.ToolProvider;
 
 /**
- * The Java blocks of the user documents (the README and every page under {@code docs/}) as programs. A block is
- * the imports it starts with and statements; it becomes the {@code main} of a class of its own, compiled against
- * the test class path. The line before a block may say how the suite uses it: {@code <!-- run -->} (compiled and
+ * The Java blocks of the user documents (the README, every page under {@code docs/} and each module's README) as
+ * programs. A block is the imports it starts with and statements; it becomes the {@code main} of a class of its
+ * own, compiled against the test class path. The line before a block may say how the suite uses it: {@code <!-- run -->} (compiled and
  * run), {@code <!-- client -->} (run against a member started from the README's command); any other block is
  * compiled only. A line {@code System.out.println(x); // v: why} must print {@code v} ({@link Printed}).
  */
@@ -59,7 +59,7 @@ final class Readme {
 
     private Readme() {}
 
-    /** The README, then every Markdown page under {@code docs/}, in path order. */
+    /** The README, every Markdown page under {@code docs/}, then each module's README, in path order. */
     static List<Path> files() throws IOException {
         List<Path> files = new ArrayList<>();
         files.add(ROOT.resolve("README.md"));
@@ -67,6 +67,9 @@ final class Readme {
             try (Stream<Path> pages = Files.walk(DOCS)) {
                 pages.filter(p -> p.toString().endsWith(".md")).sorted().forEach(files::add);
             }
+        }
+        try (Stream<Path> modules = Files.list(ROOT)) {
+            modules.map(dir -> dir.resolve("README.md")).filter(Files::isRegularFile).sorted().forEach(files::add);
         }
         return files;
     }

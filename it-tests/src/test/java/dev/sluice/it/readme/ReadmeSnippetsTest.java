@@ -59,6 +59,16 @@ final class ReadmeSnippetsTest {
             checked.add(m.group(1));
         }
         assertTrue(checked.containsAll(property.keySet()), "checked only " + checked);
+        // A dependency written as XML (the modules' READMEs, the BOM's import) names the pinned version too.
+        Matcher xml = Pattern.compile("<groupId>([^<]+)</groupId>\\s*<artifactId>([^<]+)</artifactId>\\s*"
+                + "<version>([^<]+)</version>").matcher(Readme.text());
+        while (xml.find()) {
+            String coordinates = xml.group(1) + ":" + xml.group(2);
+            String name = xml.group(1).equals("dev.sluice") ? "sluice-parent" : XML_PROPERTY.get(coordinates);
+            assertTrue(name != null, "the documents name " + coordinates + ", which this test does not know; add it");
+            String expected = name.equals("sluice-parent") ? projectVersion(pom) : pinned(pom, name);
+            assertEquals(expected, xml.group(3), coordinates + " in the documents");
+        }
         Matcher version = Pattern.compile("<artifactId>sluice-parent</artifactId>\\s*<version>([^<]+)</version>")
                 .matcher(pom);
         assertTrue(version.find());
@@ -78,6 +88,21 @@ final class ReadmeSnippetsTest {
             assertTrue(examplePom.contains("<version>" + pinned(pom, "spring-boot.version") + "</version>"),
                     "examples/" + example + "/pom.xml: Spring Boot's version");
         }
+    }
+
+    /** Dependencies the documents write as XML, by the property that pins them in pom.xml. */
+    private static final Map<String, String> XML_PROPERTY = Map.of(
+            "com.hazelcast:hazelcast", "hazelcast.version",
+            "javax.cache:cache-api", "cache-api.version",
+            "com.github.ben-manes.caffeine:caffeine", "caffeine.version",
+            "jakarta.servlet:jakarta.servlet-api", "servlet-api.version",
+            "org.springframework.cloud:spring-cloud-dependencies", "spring-cloud.version");
+
+    private static String projectVersion(String pom) {
+        Matcher version = Pattern.compile("<artifactId>sluice-parent</artifactId>\\s*<version>([^<]+)</version>")
+                .matcher(pom);
+        assertTrue(version.find());
+        return version.group(1);
     }
 
     private static String pinned(String pom, String property) {
