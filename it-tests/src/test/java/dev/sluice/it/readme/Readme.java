@@ -29,9 +29,10 @@ import javax.tools.ToolProvider;
 /**
  * The Java blocks of the user documents (the README, every page under {@code docs/} and each module's README) as
  * programs. A block is the imports it starts with and statements; it becomes the {@code main} of a class of its
- * own, compiled against the test class path. The line before a block may say how the suite uses it: {@code <!-- run -->} (compiled and
- * run), {@code <!-- client -->} (run against a member started from the README's command); any other block is
- * compiled only. A line {@code System.out.println(x); // v: why} must print {@code v} ({@link Printed}).
+ * own, compiled against the test class path. The line before a block may say how the suite uses it:
+ * {@code <!-- run -->} (compiled and run), {@code <!-- client -->} (run against a member started from the README's
+ * command); any other block is compiled only. A line {@code System.out.println(x); // v: why} must print {@code v}
+ * ({@link Printed}).
  */
 final class Readme {
     private static final Path ROOT = Path.of("..");

@@ -74,7 +74,7 @@ final class ReadmeSnippetsTest {
         assertTrue(version.find());
         String text = Readme.text();
         assertTrue(text.contains("<version>" + version.group(1) + "</version>"), "the BOM's version in the documents");
-        assertTrue(text.contains("sluice-member-" + version.group(1) + ".jar"), "the member jar's name in the documents");
+        assertTrue(text.contains("sluice-member-" + version.group(1) + ".jar"), "the member jar in the documents");
         assertFalse(text.contains("limiter-api.jar:"), "no hand-made class path for the member any more");
         // The examples are copied out of the reactor: the versions they name must be the build's.
         for (String example : List.of("boot-mvc", "boot-webflux", "worker")) {
