@@ -15,7 +15,7 @@ import java.util.function.Predicate;
 import java.util.function.ToDoubleFunction;
 
 /**
- * Issue 18's goals, checked cell by cell. A ratio is taken within each round, where both contenders ran
+ * The performance goals, checked cell by cell. A ratio is taken within each round, where both contenders ran
  * in the same run, and shown as the median of the rounds with their range: the machine's drift between
  * runs is larger than most of the gaps a goal is about.
  */
@@ -34,7 +34,7 @@ final class Goals {
     }
 
     static String render(List<Cell> cells, List<Cell> measured, List<CpuPerDecision.Row> cpu, int rounds) {
-        StringBuilder md = new StringBuilder("## Goals (issue 18), checked on these numbers\n\n");
+        StringBuilder md = new StringBuilder("## Goals, checked on these numbers\n\n");
         md.append("Each ratio is taken within a round (both contenders measured in the same run) and shown as the"
                 + " median of ").append(rounds).append(rounds == 1 ? " round" : " rounds, with their range")
                 .append("; ✓ or ✗ judges the median. `uniform` is 100,000 keys.\n\n");

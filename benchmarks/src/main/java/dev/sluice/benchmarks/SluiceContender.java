@@ -71,7 +71,7 @@ final class SluiceContender implements Contender {
 
     /**
      * Sluice behind the pre-filter's allowance, with its default batch, refill interval and hold; the cache
-     * holds twice the keys, as its README asks (a key evicted with permits pooled strands them).
+     * holds twice the keys, as docs/local-prefilter.md asks (a key evicted with permits pooled strands them).
      */
     static SluiceContender allowance(RateLimiters limiters, boolean async, int keys, LimitSpec openSpec,
             LimitSpec closedSpec, LimiterOptions options, Predicate<String> placement) {

@@ -115,7 +115,7 @@ final class ExplorerTest {
     }
 
     /**
-     * The figures committed under docs/explorer are what the README's command writes today; when an algorithm
+     * The figures committed under docs/explorer are what docs/explorer.md's command writes today; when an algorithm
      * changes, regenerate them with {@code mvn -B -q -pl explorer -am compile exec:exec@explore}.
      */
     @Test

@@ -14,10 +14,10 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The measurement itself (checked against a brute-force count) and the figures it gives on the default settings
- * and seed, asserted within the bounds the README states.
+ * and seed, asserted within the bounds docs/algorithms.md states.
  */
 final class RunTest {
-    /** The README's figures: the default settings (limit 100 per minute, 6 segments, one hour) and seed 42. */
+    /** The documented figures: the default settings (limit 100 per minute, 6 segments, one hour) and seed 42. */
     private static final Map<TraceKind, Map<Algorithm, Run>> DEFAULT_RUNS = new EnumMap<>(TraceKind.class);
 
     @BeforeAll
@@ -119,7 +119,7 @@ final class RunTest {
         }
     }
 
-    /** The README's figure: the 6-segment window exceeds the limit by about one segment's share on steady 2×. */
+    /** The documented figure: the 6-segment window exceeds the limit by about one segment's share on steady 2×. */
     @Test
     void slidingWindow_steadyDouble_exceedsTheLimitByAboutOneSegment() {
         Run window = run(TraceKind.STEADY_DOUBLE, Algorithm.SLIDING_WINDOW);
@@ -128,7 +128,7 @@ final class RunTest {
     }
 
     /**
-     * The README's figures for the sliding counter on steady 2×: under sustained overload every decision is at the
+     * The documented figures for the sliding counter on steady 2×: under sustained overload every decision is at the
      * margin, so it often decides otherwise than the log, but it rarely admits over the limit and never by much.
      */
     @Test

@@ -29,7 +29,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Regression (issue 21): a step's usage error, here a key holding another algorithm's state, was thrown
+ * Regression: a step's usage error, here a key holding another algorithm's state, was thrown
  * inside the entry processor, so the member logged a WARNING with its stack trace for every such request
  * although the caller already gets it as an {@link IllegalStateException}. The caller must still get the
  * very same exception type and message; the members (on free ports, logging through

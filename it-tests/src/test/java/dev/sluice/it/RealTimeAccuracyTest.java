@@ -181,7 +181,7 @@ final class RealTimeAccuracyTest {
     /**
      * A limit changed live to a longer window (130 ms to 1,370 ms) on the real clock, old spec on one replica and
      * new on another: a key the new spec touched before the old state expired never starts over within the new
-     * spec's hold; a key nothing asked until the old state's expiry starts over, as the README says.
+     * spec's hold; a key nothing asked until the old state's expiry starts over, as docs/semantics.md says.
      */
     @ParameterizedTest(name = "{0}")
     @MethodSource("backends")

@@ -87,7 +87,7 @@ final class JCacheDecisionStore implements DecisionStore {
      * still matters and the budget would start over (a {@code slidingLog(3, 10 s)} on a cache of 1 s granted
      * 18 in 6 s). What an entry lives after a write is the policy's expiry for update, or for creation when
      * it leaves updates alone. A cache whose configuration cannot be read, or whose provider expires
-     * entries by its own settings, is accepted: the README says to size such caches.
+     * entries by its own settings, is accepted: docs/jcache.md says to size such caches.
      */
     @Override
     public void checkSpec(LimitSpec spec) {

@@ -56,7 +56,7 @@ public interface Lease extends AutoCloseable {
 
     /**
      * Gives back a granted lease's permits, as if they had not been taken, by the algorithm's own rule (see
-     * the README's semantics section): a window's count, a bucket's tokens less what refills have made good
+     * the refunds in docs/algorithms.md): a window's count, a bucket's tokens less what refills have made good
      * since, a log's entries, GCRA's arrival time, every component of a composite; a concurrency lease is
      * released. At most once per lease; a refused or degraded lease, or one that cannot be given back (a
      * value lease, a pre-filter's local allowance), gives back nothing.

@@ -11,7 +11,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * Measures both modes on the README workloads and writes {@code target/prefilter-figures.md}:
+ * Measures both modes on the documented workloads and writes {@code target/prefilter-figures.md}:
  * {@code mvn -B -q -pl local-prefilter -am verify -Dtest=FiguresTest -Dsurefire.failIfNoSpecifiedTests=false}.
  */
 final class FiguresTest {

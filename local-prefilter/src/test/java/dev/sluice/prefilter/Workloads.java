@@ -12,7 +12,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 
-/** The workloads behind the tests and the README figures. Deterministic: one manual clock drives both sides. */
+/**
+ * The workloads behind the tests and the figures in docs/local-prefilter.md. Deterministic: one manual clock drives
+ * both sides.
+ */
 final class Workloads {
     private Workloads() {}
 

@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The headers of draft-ietf-httpapi-ratelimit-headers-10 on a real Jetty: {@code t} is the time until more
- * quota arrives for each algorithm (the README's table), never the wait for the request's own cost, which is
+ * quota arrives for each algorithm (the table in docs/http.md), never the wait for the request's own cost, which is
  * {@code Retry-After}'s, {@code qu} for concurrency, {@code pk} hashed, and a switch.
  * The clock starts on a minute boundary, so every window starts with it.
  */

@@ -49,7 +49,7 @@ final class SeveralPoliciesTest {
         return r.headers().firstValue(name).orElse(null);
     }
 
-    /** Per client 10/s and 1,000/day, and 5,000/s for everyone, as in the issue. */
+    /** Per client 10/s and 1,000/day, and 5,000/s for everyone: the three tiers the HTTP page describes. */
     private void serveThreeTiers() throws Exception {
         serve(RateLimitFilterConfig.builder()
                 .policy("per-client", LimitSpec.fixedWindow(10, Duration.ofSeconds(1)))

@@ -114,17 +114,15 @@ class MetadataAndReadmeTest {
     @Test
     void readme_springBootSection_showsTheApplicationYmlTheTestsLoad() throws Exception {
         String yml = Files.readString(Path.of("src/test/resources/application.yml"));
-        String readme = Files.readString(Path.of("../README.md"));
-        int section = readme.indexOf("\n## Spring Boot\n");
-        assertThat(section).isPositive();
-        assertThat(readme.substring(section)).contains("```yaml\n" + yml + "```\n");
+        String page = Files.readString(Path.of("../docs/spring-boot.md"));
+        assertThat(page).contains("```yaml\n" + yml + "```\n");
     }
 
-    /** The secured login's YAML in the README binds, and its policies land on its routes as the text says. */
+    /** The secured login's YAML on the Spring Boot page binds, and its policies land on its routes as the text says. */
     @Test
     void readme_securedLoginYaml_binds() throws Exception {
-        String readme = Files.readString(Path.of("../README.md"));
-        int section = readme.indexOf("\n### Behind Spring Security\n");
+        String readme = Files.readString(Path.of("../docs/spring-boot.md"));
+        int section = readme.indexOf("\n## Behind Spring Security\n");
         assertThat(section).isPositive();
         int start = readme.indexOf("```yaml\n", section) + "```yaml\n".length();
         String yaml = readme.substring(start, readme.indexOf("```\n", start));

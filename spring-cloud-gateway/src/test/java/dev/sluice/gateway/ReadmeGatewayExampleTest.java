@@ -16,7 +16,7 @@ import org.springframework.boot.SpringApplication;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
- * The README's gateway YAML is this test's configuration and does what the README says it does; the Spring Cloud
+ * The gateway page's YAML (docs/gateway.md) is this test's configuration and does what the page says it does; the Spring Cloud
  * BOM it tells users to import is the release the build pins.
  */
 final class ReadmeGatewayExampleTest {
@@ -24,9 +24,9 @@ final class ReadmeGatewayExampleTest {
     @Test
     void readmeGatewayYaml_startsAndLimitsLoginsAndTheApi() throws Exception {
         String yml = Files.readString(Path.of("src/test/resources/readme-gateway.yml"));
-        String readme = Files.readString(Path.of("../README.md"));
+        String readme = Files.readString(Path.of("../docs/gateway.md"));
         assertThat(readme).contains("```yaml\n" + yml + "```\n");
-        // The BOM the README tells users to import is the release this module is built and tested with.
+        // The BOM the page tells users to import is the release this module is built and tested with.
         Matcher pinned = Pattern.compile("<spring-cloud.version>([^<]+)</").matcher(Files.readString(Path.of("../pom.xml")));
         assertThat(pinned.find()).isTrue();
         assertThat(readme).contains("<artifactId>spring-cloud-dependencies</artifactId>\n      <version>"

@@ -1,7 +1,7 @@
 package dev.sluice.it.readme;
 
 /**
- * What a README block's {@code System.out.println(x); // v: why} becomes when the suite runs it: the line still
+ * What a document's {@code System.out.println(x); // v: why} becomes when the suite runs it: the line still
  * prints, and fails the block unless it printed {@code v}.
  */
 public final class Printed {

@@ -22,27 +22,36 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import javax.tools.JavaCompiler;
 import javax.tools.ToolProvider;
 
 /**
- * The README's Java blocks as programs. A block is the imports it starts with and statements; it becomes the
- * {@code main} of a class of its own, compiled against the test class path. The line before a block may say
- * how the suite uses it: {@code <!-- run -->} (compiled and run), {@code <!-- client -->} (run against a
- * member started from the README's command); any other block is compiled only. A line
- * {@code System.out.println(x); // v: why} must print {@code v} ({@link Printed}).
+ * The Java blocks of the user documents (the README, every page under {@code docs/} and each module's README) as
+ * programs. A block is the imports it starts with and statements; it becomes the {@code main} of a class of its
+ * own, compiled against the test class path. The line before a block may say how the suite uses it:
+ * {@code <!-- run -->} (compiled and run), {@code <!-- client -->} (run against a member started from the README's
+ * command); any other block is compiled only. A line {@code System.out.println(x); // v: why} must print {@code v}
+ * ({@link Printed}).
  */
 final class Readme {
-    static final Path FILE = Path.of("..", "README.md");
+    private static final Path ROOT = Path.of("..");
+    private static final Path DOCS = ROOT.resolve("docs");
 
-    record Snippet(int line, String marker, String code) {
+    /** A block of {@code file} (relative to the repository's root, with {@code /}) starting at {@code line}. */
+    record Snippet(String file, int line, String marker, String code) {
         String className() {
-            return "ReadmeSnippetAtLine" + line;
+            return "Snippet_" + file.replaceAll("[^A-Za-z0-9]", "_") + "_L" + line;
+        }
+
+        /** Where a line of the block is, {@code offset} lines below its fence. */
+        String where(int offset) {
+            return file + " line " + (line + offset);
         }
 
         @Override
         public String toString() {
-            return "README.md line " + line + (marker.isEmpty() ? "" : " (" + marker + ")");
+            return where(0) + (marker.isEmpty() ? "" : " (" + marker + ")");
         }
     }
 
@@ -51,12 +60,39 @@ final class Readme {
 
     private Readme() {}
 
+    /** The README, every Markdown page under {@code docs/}, then each module's README, in path order. */
+    static List<Path> files() throws IOException {
+        List<Path> files = new ArrayList<>();
+        files.add(ROOT.resolve("README.md"));
+        if (Files.isDirectory(DOCS)) {
+            try (Stream<Path> pages = Files.walk(DOCS)) {
+                pages.filter(p -> p.toString().endsWith(".md")).sorted().forEach(files::add);
+            }
+        }
+        try (Stream<Path> modules = Files.list(ROOT)) {
+            modules.map(dir -> dir.resolve("README.md")).filter(Files::isRegularFile).sorted().forEach(files::add);
+        }
+        return files;
+    }
+
+    /** Every document's text, one after another. */
     static String text() throws IOException {
-        return Files.readString(FILE);
+        StringBuilder text = new StringBuilder();
+        for (Path file : files()) {
+            text.append(Files.readString(file)).append('\n');
+        }
+        return text.toString();
     }
 
     static List<Snippet> snippets() throws IOException {
-        List<String> lines = Files.readAllLines(FILE);
+        List<Snippet> snippets = new ArrayList<>();
+        for (Path file : files()) {
+            snippets.addAll(snippets(ROOT.relativize(file).toString().replace('\\', '/'), Files.readAllLines(file)));
+        }
+        return snippets;
+    }
+
+    private static List<Snippet> snippets(String file, List<String> lines) {
         List<Snippet> snippets = new ArrayList<>();
         for (int i = 0; i < lines.size(); i++) {
             if (!lines.get(i).strip().equals("```java")) {
@@ -69,7 +105,7 @@ final class Readme {
             for (; j < lines.size() && !lines.get(j).strip().equals("```"); j++) {
                 code.append(lines.get(j)).append('\n');
             }
-            snippets.add(new Snippet(i + 1, marker, code.toString()));
+            snippets.add(new Snippet(file, i + 1, marker, code.toString()));
             i = j;
         }
         return snippets;
@@ -86,7 +122,7 @@ final class Readme {
             if (printed.matches()) {
                 // The comment states what the line prints: the run checks it (see Printed).
                 line = printed.group(1) + Printed.class.getName() + ".println(" + printed.group(2) + ", \""
-                        + printed.group(3) + "\", \"README.md line " + (snippet.line() + 1 + i) + "\");";
+                        + printed.group(3) + "\", \"" + snippet.where(1 + i) + "\");";
             }
             (line.startsWith("import ") ? imports : body).append(line).append('\n');
         }

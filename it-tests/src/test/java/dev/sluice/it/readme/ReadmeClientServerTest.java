@@ -50,9 +50,9 @@ final class ReadmeClientServerTest {
             members.add(start(List.of("-Dsluice.member.port=" + ports[1],
                     "-Dsluice.member.members=" + String.join(",", addresses))));
             Readme.Snippet block = Readme.snippets().stream().filter(s -> s.marker().equals("client")).findFirst()
-                    .orElseThrow(() -> new AssertionError("no <!-- client --> block in the README"));
+                    .orElseThrow(() -> new AssertionError("no <!-- client --> block in the README or docs/"));
             assertTrue(block.code().contains("\"127.0.0.1:5701\""), "the client block connects to the README's member");
-            Readme.Snippet client = new Readme.Snippet(block.line(), block.marker(),
+            Readme.Snippet client = new Readme.Snippet(block.file(), block.line(), block.marker(),
                     block.code().replace("\"127.0.0.1:5701\"", "\"" + addresses.get(0) + "\""));
             Readme.run(client, Readme.compile(client));
 
