@@ -3,7 +3,6 @@ package dev.sluice.hazelcast;
 import com.hazelcast.core.HazelcastException;
 import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
-import dev.sluice.limiter.CapacityExceededException;
 import dev.sluice.limiter.Coalescing;
 import dev.sluice.limiter.algorithm.StepRunner;
 import dev.sluice.limiter.algorithm.Verdict;
@@ -12,27 +11,20 @@ import dev.sluice.limiter.store.StepOutcomes;
 import java.io.IOException;
 
 /**
- * The answer of the processor that decides ({@link StepProcessor}): the outcomes of the 1 to N requests it
- * ran on one key, in the order they were asked. Each is a verdict, or the exception the step threw for that
- * request alone. A step's own usage errors come back as
- * exactly {@link IllegalArgumentException} or {@link IllegalStateException} with the step's message, so the
- * caller rethrows what a local step would have thrown; anything else as a {@link HazelcastException}.
- *
- * <p>Only failures need the kind and message arrays; a result of verdicts allocates neither.
+ * The answer of the processor that decides ({@link StepProcessor}), on the wire: the {@link StepOutcomes} of the 1
+ * to N requests it ran on one key, in the order they were asked. A failure of the member itself (not a step's usage
+ * error nor a capacity refusal, which come back as they were thrown) is rebuilt as a {@link HazelcastException}.
  */
 final class BatchResult extends WireObject implements StepRunner.Results, Outcomes {
     // The kinds on the wire are StepOutcomes' (0 to 4). 5 was a redirect to an overflow cell (cells are now decided
     // in the key's own operation): retired, never reused.
 
-    private Verdict[] verdicts;
-    /** Null while every request has a verdict. */
-    private byte[] kinds;
-    private String[] messages;
+    private StepOutcomes outcomes;
 
     BatchResult() {}
 
     BatchResult(int size) {
-        this.verdicts = new Verdict[size];
+        this.outcomes = new StepOutcomes(size);
     }
 
     /** The answer of one request that has a verdict. */
@@ -49,71 +41,41 @@ final class BatchResult extends WireObject implements StepRunner.Results, Outcom
         return result;
     }
 
-    /**
-     * A step's own rejection of its input, which travels back to the caller inside a result: exactly
-     * {@link IllegalArgumentException} or {@link IllegalStateException}, as the runtime's usage errors are.
-     */
-    static boolean isUsageError(Throwable e) {
-        return StepRunner.isUsageError(e);
-    }
-
     /** What a processor answers inside its result rather than throwing: a usage error or a capacity refusal. */
     static boolean isAnswered(Throwable e) {
-        return isUsageError(e) || e instanceof CapacityExceededException;
+        return e instanceof RuntimeException r && StepOutcomes.kindOf(r) != StepOutcomes.OTHER_FAILURE;
     }
 
     @Override
     public void verdict(int index, Verdict v) {
-        verdicts[index] = v.withoutState();
-    }
-
-    /** Every request of this result failed with {@code e}: none of them was applied. */
-    void failAll(RuntimeException e) {
-        for (int i = 0; i < verdicts.length; i++) {
-            failure(i, e);
-        }
+        outcomes.verdict(index, v);
     }
 
     @Override
     public void failure(int index, RuntimeException e) {
-        byte kind = StepOutcomes.kindOf(e);
-        setFailure(index, kind, StepOutcomes.messageOf(e, kind));
+        outcomes.failure(index, e);
     }
 
-    private void setFailure(int index, byte kind, String message) {
-        if (kinds == null) {
-            kinds = new byte[verdicts.length];
-            messages = new String[verdicts.length];
-        }
-        kinds[index] = kind;
-        messages[index] = message;
-        verdicts[index] = null;
+    /** Every request of this result failed with {@code e}: none of them was applied. */
+    void failAll(RuntimeException e) {
+        outcomes.failAll(e);
     }
 
     @Override
     public int size() {
-        return verdicts.length;
-    }
-
-    private byte kind(int index) {
-        return kinds == null ? StepOutcomes.VERDICT : kinds[index];
+        return outcomes.size();
     }
 
     @Override
     public Verdict verdict(int index) {
-        return verdicts[index];
+        return outcomes.verdict(index);
     }
 
-    /** A failure of the member itself comes back as a {@link HazelcastException}; a step's own, as it was thrown. */
     @Override
     public RuntimeException failure(int index) {
-        byte kind = kind(index);
-        if (kind == StepOutcomes.VERDICT) {
-            return null;
-        }
-        return kind == StepOutcomes.OTHER_FAILURE
-                ? new HazelcastException("the decision failed on the partition owner: " + messages[index])
-                : StepOutcomes.failureOf(kind, messages[index]);
+        return outcomes.kind(index) == StepOutcomes.OTHER_FAILURE
+                ? new HazelcastException("the decision failed on the partition owner: " + outcomes.message(index))
+                : outcomes.failure(index);
     }
 
     @Override
@@ -123,12 +85,12 @@ final class BatchResult extends WireObject implements StepRunner.Results, Outcom
 
     @Override
     void writeFields(ObjectDataOutput out) throws IOException {
-        out.writeInt(verdicts.length);
-        for (int i = 0; i < verdicts.length; i++) {
-            byte kind = kind(i);
+        out.writeInt(outcomes.size());
+        for (int i = 0; i < outcomes.size(); i++) {
+            byte kind = outcomes.kind(i);
             out.writeByte(kind);
             if (kind == StepOutcomes.VERDICT) {
-                Verdict v = verdicts[i];
+                Verdict v = outcomes.verdict(i);
                 out.writeBoolean(v.granted());
                 out.writeLong(v.remaining());
                 out.writeLong(v.limit());
@@ -136,7 +98,7 @@ final class BatchResult extends WireObject implements StepRunner.Results, Outcom
                 out.writeLong(v.resetAfterMillis());
                 out.writeLong(v.token());
             } else {
-                out.writeString(messages[i]);
+                out.writeString(outcomes.message(i));
             }
         }
     }
@@ -147,24 +109,20 @@ final class BatchResult extends WireObject implements StepRunner.Results, Outcom
         if (size < 0 || size > Coalescing.MAX_BATCH_REQUESTS) {
             throw new IOException("a batch result of " + size + " requests is out of range");
         }
-        verdicts = new Verdict[size];
+        outcomes = new StepOutcomes(size);
         for (int i = 0; i < size; i++) {
             byte kind = in.readByte();
             if (kind == StepOutcomes.VERDICT) {
-                verdicts[i] = Verdict.of(in.readBoolean(), in.readLong(), in.readLong(), in.readLong(),
-                        in.readLong(), in.readLong());
+                outcomes.verdict(i, Verdict.of(in.readBoolean(), in.readLong(), in.readLong(), in.readLong(),
+                        in.readLong(), in.readLong()));
             } else {
-                setFailure(i, kind, in.readString());
+                outcomes.failure(i, kind, in.readString());
             }
         }
     }
 
     @Override
     public String toString() {
-        StringBuilder s = new StringBuilder("BatchResult[");
-        for (int i = 0; i < verdicts.length; i++) {
-            s.append(i == 0 ? "" : ", ").append(kind(i) == StepOutcomes.VERDICT ? verdicts[i] : failure(i));
-        }
-        return s.append(']').toString();
+        return "BatchResult" + outcomes;
     }
 }

@@ -7,8 +7,7 @@ import com.hazelcast.core.OperationTimeoutException;
 import com.hazelcast.nio.serialization.HazelcastSerializationException;
 import com.hazelcast.spi.exception.RetryableException;
 import com.hazelcast.spi.exception.TargetDisconnectedException;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
+import dev.sluice.limiter.store.FutureFailures;
 
 /**
  * What a Hazelcast failure means to the runtime, in one place.
@@ -25,23 +24,9 @@ import java.util.concurrent.ExecutionException;
 final class Failures {
     private Failures() {}
 
-    /**
-     * The failure inside the wrappers futures add: exactly {@link CompletionException} and
-     * {@link ExecutionException}, not their subclasses (Hazelcast's {@code MemberLeftException} is an
-     * {@code ExecutionException} and a failure of its own).
-     */
-    static Throwable unwrap(Throwable failure) {
-        Throwable t = failure;
-        while ((t.getClass() == CompletionException.class || t.getClass() == ExecutionException.class)
-                && t.getCause() != null) {
-            t = t.getCause();
-        }
-        return t;
-    }
-
     /** Maps a Hazelcast failure onto what the runtime understands; see the class comment. */
     static Throwable translate(Throwable failure) {
-        Throwable t = unwrap(failure);
+        Throwable t = FutureFailures.unwrap(failure);
         if (isSerializationProblem(t)) {
             return new IllegalStateException(missingClassesMessage(t.getMessage()), t);
         }

@@ -1,5 +1,6 @@
 package dev.sluice.hazelcast;
 
+import dev.sluice.limiter.store.FutureFailures;
 import com.hazelcast.cluster.Member;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
@@ -218,7 +219,7 @@ final class HazelcastDecisionStore implements DecisionStore {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (ExecutionException | RuntimeException | TimeoutException e) {
-            Throwable cause = Failures.unwrap(e);
+            Throwable cause = FutureFailures.unwrap(e);
             if (Failures.isSerializationProblem(cause)) {
                 throw new IllegalStateException(Failures.missingClassesMessage(cause.getMessage()), cause);
             }

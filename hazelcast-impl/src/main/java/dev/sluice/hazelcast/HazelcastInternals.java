@@ -1,5 +1,6 @@
 package dev.sluice.hazelcast;
 
+import dev.sluice.limiter.store.FutureFailures;
 import com.hazelcast.core.HazelcastException;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.core.HazelcastInstanceAware;
@@ -639,7 +640,7 @@ final class HazelcastInternals {
             CompletableFuture<R> result = new CompletableFuture<>();
             invocation.whenCompleteAsync((response, failure) -> {
                 if (failure != null) {
-                    result.completeExceptionally(Failures.unwrap(failure));
+                    result.completeExceptionally(FutureFailures.unwrap(failure));
                     return;
                 }
                 try {

@@ -1,5 +1,6 @@
 package dev.sluice.hazelcast;
 
+import dev.sluice.limiter.store.FutureFailures;
 import dev.sluice.limiter.Coalescing;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -59,7 +60,7 @@ final class HazelcastSenderLinkageTest {
             for (int i = 0; i < 3; i++) {
                 CompletableFuture<Verdict> f = sender.coalescer.submit(request, System.nanoTime() + TimeUnit.SECONDS.toNanos(30));
                 ExecutionException e = assertThrows(ExecutionException.class, () -> f.get(10, TimeUnit.SECONDS));
-                IllegalStateException failure = assertInstanceOf(IllegalStateException.class, Failures.unwrap(e),
+                IllegalStateException failure = assertInstanceOf(IllegalStateException.class, FutureFailures.unwrap(e),
                         e.toString());
                 assertTrue(failure.getMessage().startsWith("Sluice cannot start an invocation on Hazelcast ")
                         && failure.getCause() instanceof NoClassDefFoundError, failure.toString());

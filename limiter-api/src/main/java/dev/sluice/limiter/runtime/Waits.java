@@ -1,5 +1,6 @@
 package dev.sluice.limiter.runtime;
 
+import dev.sluice.limiter.store.FutureFailures;
 import dev.sluice.limiter.DecisionUnavailableException;
 import dev.sluice.limiter.Lease;
 import java.util.concurrent.CompletableFuture;
@@ -16,17 +17,9 @@ import java.util.function.Supplier;
 final class Waits {
     private Waits() {}
 
-    /**
-     * The failure inside the wrapper a future adds: the cause of exactly a {@link CompletionException} or an
-     * {@link ExecutionException}, not of their subclasses, which are failures of their own (Hazelcast's
-     * {@code MemberLeftException} is an {@code ExecutionException}); {@code failure} itself otherwise.
-     */
+    /** {@link FutureFailures#unwrap}. */
     static Throwable unwrap(Throwable failure) {
-        Class<?> type = failure.getClass();
-        if ((type == CompletionException.class || type == ExecutionException.class) && failure.getCause() != null) {
-            return failure.getCause();
-        }
-        return failure;
+        return FutureFailures.unwrap(failure);
     }
 
     /**

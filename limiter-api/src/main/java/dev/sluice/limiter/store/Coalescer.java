@@ -9,7 +9,6 @@ import dev.sluice.limiter.algorithm.Verdict;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -183,7 +182,7 @@ public final class Coalescer {
     /** Hands each caller of {@code group} its own outcome, in the order they were decided. */
     private void complete(List<Pending> group, Outcomes result, Throwable failure) {
         if (failure != null) {
-            Throwable t = store.translate(unwrap(failure));
+            Throwable t = store.translate(FutureFailures.unwrap(failure));
             for (Pending p : group) {
                 p.completeExceptionally(t);
             }
@@ -217,20 +216,6 @@ public final class Coalescer {
                 p.completeExceptionally(stepFailure);
             }
         }
-    }
-
-    /**
-     * The failure inside the wrappers futures add: exactly {@link CompletionException} and
-     * {@link ExecutionException}, not their subclasses (Hazelcast's {@code MemberLeftException} is an
-     * {@code ExecutionException} and a failure of its own).
-     */
-    public static Throwable unwrap(Throwable failure) {
-        Throwable t = failure;
-        while ((t.getClass() == CompletionException.class || t.getClass() == ExecutionException.class)
-                && t.getCause() != null) {
-            t = t.getCause();
-        }
-        return t;
     }
 
     /** Calls made to the store so far. */

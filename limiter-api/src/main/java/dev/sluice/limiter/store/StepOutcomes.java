@@ -103,16 +103,31 @@ public final class StepOutcomes implements Outcomes, StepRunner.Results, Seriali
 
     @Override
     public void failure(int index, RuntimeException failure) {
+        byte kind = kindOf(failure);
+        failure(index, kind, messageOf(failure, kind));
+        thrown[index] = failure;
+    }
+
+    /** Request {@code index} failed, as a failure of {@code kind} with {@code message} (read from a wire form). */
+    public void failure(int index, byte kind, String message) {
         if (kinds == null) {
             kinds = new byte[verdicts.length];
             messages = new String[verdicts.length];
             thrown = new RuntimeException[verdicts.length];
         }
-        byte kind = kindOf(failure);
         kinds[index] = kind;
-        messages[index] = messageOf(failure, kind);
-        thrown[index] = failure;
+        messages[index] = message;
         verdicts[index] = null;
+    }
+
+    /** How request {@code index} is answered: {@link #VERDICT} or the kind of its failure. */
+    public byte kind(int index) {
+        return kinds == null ? VERDICT : kinds[index];
+    }
+
+    /** The message of request {@code index}'s failure, or {@code null} when it has a verdict. */
+    public String message(int index) {
+        return kinds == null ? null : messages[index];
     }
 
     /** Every request failed with {@code e}: none of them was applied. */

@@ -1,5 +1,6 @@
 package dev.sluice.limiter.runtime;
 
+import dev.sluice.limiter.store.FutureFailures;
 import dev.sluice.limiter.algorithm.Verdict;
 import dev.sluice.limiter.store.DecisionStore;
 import dev.sluice.limiter.store.Coalescer;
@@ -59,7 +60,7 @@ final class ControllableStore implements DecisionStore {
                     if (requests.size() == 1) {
                         throw t instanceof CompletionException c ? c : new CompletionException(t);
                     }
-                    outcomes.failure(at, (RuntimeException) Coalescer.unwrap(t));
+                    outcomes.failure(at, (RuntimeException) FutureFailures.unwrap(t));
                 } else {
                     outcomes.verdict(at, v);
                 }
