@@ -18,10 +18,10 @@ import javax.cache.processor.EntryProcessorException;
 /**
  * Runs each call as one {@code Cache.invoke} of a {@link CacheStepProcessor} carrying all its requests.
  *
- * <p>JCache has no asynchronous API. With {@code callerRuns} (in-process providers: the step takes
- * microseconds) {@code invoke} runs in the calling thread; otherwise on the executor (the user's, or a small
- * bounded pool this store owns and shuts down in {@link #close}; never the common pool), so a slow remote
- * provider cannot hold a caller past its deadline.
+ * <p>JCache has no asynchronous API, so {@code invoke} runs on the executor (the user's, or a small bounded pool
+ * this store owns and shuts down in {@link #close}; never the common pool), and a slow remote provider cannot hold
+ * a caller past its deadline. With {@code callerRuns} (in-process providers: the step takes microseconds) a
+ * blocking caller's own call runs in its thread, one thread hop less.
  *
  * <p>A rejected submission is retryable: the step never ran. Any other failure is not, since a remote
  * provider may have applied a step whose answer was lost.
@@ -128,10 +128,19 @@ final class JCacheDecisionStore implements DecisionStore {
     @Override
     public CompletableFuture<StepOutcomes> run(List<StepRequest> requests) {
         try {
-            if (callerRuns) {
-                return CompletableFuture.completedFuture(invoke(requests));
-            }
             return CompletableFuture.supplyAsync(() -> invoke(requests), executor);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    @Override
+    public CompletableFuture<StepOutcomes> runForBlockingCaller(List<StepRequest> requests) {
+        if (!callerRuns) {
+            return run(requests);
+        }
+        try {
+            return CompletableFuture.completedFuture(invoke(requests));
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }

@@ -127,13 +127,14 @@ public final class Coalescer {
         List<Pending> group = hop.requests;
         calls.increment();
         decisions.add(group.size());
+        boolean alone = waiter != null && group.size() == 1 && group.get(0) == waiter;
         CompletableFuture<? extends Outcomes> call;
         try {
-            call = store.run(requestsOf(group));
+            call = alone ? store.runForBlockingCaller(requestsOf(group)) : store.run(requestsOf(group));
         } catch (RuntimeException e) {
             call = CompletableFuture.failedFuture(e);
         }
-        if (waiter != null && group.size() == 1 && group.get(0) == waiter) {
+        if (alone) {
             waiter.direct = call;
             waiter.hop = hop;
             return;

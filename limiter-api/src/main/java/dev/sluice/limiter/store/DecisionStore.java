@@ -25,6 +25,15 @@ public interface DecisionStore extends AutoCloseable {
     CompletableFuture<? extends Outcomes> run(List<StepRequest> requests);
 
     /**
+     * {@link #run} for a caller that blocks until the answer: a store that can decide in the calling thread (an
+     * in-process cache) does so here, where an asynchronous caller's request still goes to the store's own threads.
+     * The default is {@link #run}.
+     */
+    default CompletableFuture<? extends Outcomes> runForBlockingCaller(List<StepRequest> requests) {
+        return run(requests);
+    }
+
+    /**
      * What a failure of {@link #run} means to the runtime: the default passes it on. A store whose client library
      * throws {@link IllegalStateException} or {@link IllegalArgumentException} for transient trouble wraps them,
      * since the runtime treats exactly those as the caller's usage errors.
