@@ -130,9 +130,9 @@ public final class Algorithms {
             } else {
                 now = Math.max(now, current[LAST_NOW]);
                 if (spec instanceof LimitSpec.Concurrency) {
-                    current = ConcurrencyStep.upgrade(current); // layouts 1 and 2 read as 3
+                    current = ConcurrencyStep.upgradeLeases(current); // layouts 1 and 2 read as 3
                 } else if (spec instanceof LimitSpec.SlidingLog) {
-                    current = SlidingLogStep.upgrade(current); // layout 1 read as 2
+                    current = SlidingLogStep.upgradeLog(current); // layout 1 read as 2
                 }
             }
         }
@@ -349,7 +349,7 @@ public final class Algorithms {
                 return components >= 2 && components <= LimitSpec.AllOf.MAX_COMPONENTS
                         && CompositeStep.isWellFormed(state, components);
             default: // SLIDING_LOG: layout 1 holds any number of timestamps
-                return SlidingLogStep.isWellFormed(state);
+                return SlidingLogStep.isWellFormedLog(state);
         }
     }
 

@@ -5,6 +5,7 @@ import static dev.sluice.limiter.algorithm.Algorithms.EXPIRES_AT;
 import static dev.sluice.limiter.algorithm.Algorithms.HEADER_WORDS;
 import static dev.sluice.limiter.algorithm.Algorithms.header;
 
+import dev.sluice.limiter.AlgorithmDescription;
 import dev.sluice.limiter.LimitSpec;
 
 /**
@@ -15,12 +16,44 @@ import dev.sluice.limiter.LimitSpec;
  * {@code elapsed} into a window holds at most {@code limit + previous * elapsed / window}, below twice the
  * limit, and the estimate is exact when the previous window's arrivals were uniform.
  */
-final class SlidingCounterStep {
+public final class SlidingCounterStep implements Algorithm {
+    /** Its state id. */
+    static final int ID = 4;
+    static final AlgorithmDescription DESCRIPTION = AlgorithmDescription
+            .builder(ID, LimitSpec.SLIDING_COUNTER, LimitSpec.SlidingCounter.class)
+            .summary("the previous window's count weighted by its overlap, plus the current window's count")
+            .parameters(Parameters.permitLimit("permits per window", LimitSpec.MAX_LIMIT), Parameters.WINDOW)
+            .factory(v -> new LimitSpec.SlidingCounter(v[0], v[1]),
+                    s -> new long[] {s.permitLimit(), s.windowMillis()})
+            .rate(AlgorithmDescription.Accuracy.APPROXIMATION, (limit, window, choice) -> new long[] {limit, window})
+            .build();
+
     private static final int START = HEADER_WORDS;
     private static final int PREVIOUS = HEADER_WORDS + 1;
     private static final int CURRENT = HEADER_WORDS + 2;
 
-    private SlidingCounterStep() {}
+    /** For the service loader. */
+    public SlidingCounterStep() {}
+
+    @Override
+    public AlgorithmDescription description() {
+        return DESCRIPTION;
+    }
+
+    @Override
+    public Verdict run(LimitSpec spec, long[] state, long now, Op op, long permits, long leaseId) {
+        return step((LimitSpec.SlidingCounter) spec, state, now, permits);
+    }
+
+    @Override
+    public long[] refunded(LimitSpec spec, long[] state, long now, long permits, long at) {
+        return refund((LimitSpec.SlidingCounter) spec, state, permits, at);
+    }
+
+    @Override
+    public boolean isWellFormed(long[] state) {
+        return state.length == HEADER_WORDS + 3;
+    }
 
     static Verdict step(LimitSpec.SlidingCounter spec, long[] state, long now, long permits) {
         long window = spec.windowMillis();

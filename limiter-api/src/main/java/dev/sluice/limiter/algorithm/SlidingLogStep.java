@@ -7,6 +7,7 @@ import static dev.sluice.limiter.algorithm.Algorithms.LAST_NOW;
 import static dev.sluice.limiter.algorithm.Algorithms.SLIDING_LOG;
 import static dev.sluice.limiter.algorithm.Algorithms.header;
 
+import dev.sluice.limiter.AlgorithmDescription;
 import dev.sluice.limiter.LimitSpec;
 import java.util.Arrays;
 
@@ -27,7 +28,17 @@ import java.util.Arrays;
  * <p>Layout 1, one word per permit, is still read (as the same times) and written back as layout 2 by the next
  * step that changes it.
  */
-final class SlidingLogStep {
+public final class SlidingLogStep implements Algorithm {
+    /** Its state id. */
+    static final int ID = 3;
+    static final AlgorithmDescription DESCRIPTION = AlgorithmDescription
+            .builder(ID, LimitSpec.SLIDING_LOG, LimitSpec.SlidingLog.class)
+            .summary("exact: at most the limit in any interval one window long; state grows with the limit")
+            .parameters(Parameters.permitLimit("permits per window", LimitSpec.MAX_LOG_LIMIT), Parameters.WINDOW)
+            .factory(v -> new LimitSpec.SlidingLog(v[0], v[1]), s -> new long[] {s.permitLimit(), s.windowMillis()})
+            .rate(AlgorithmDescription.Accuracy.EXACT, (limit, window, choice) -> new long[] {limit, window})
+            .build();
+
     /** The layout with one timestamp word per permit. */
     static final int LEGACY_LAYOUT = 1;
     /** Permits held in the runs (expired ones included until a step drops them). */
@@ -43,7 +54,48 @@ final class SlidingLogStep {
     /** The longest run: a varint of the tagged delta and one of the permits. */
     private static final int MAX_RUN_BYTES = 20;
 
-    private SlidingLogStep() {}
+    /** For the service loader. */
+    public SlidingLogStep() {}
+
+    @Override
+    public AlgorithmDescription description() {
+        return DESCRIPTION;
+    }
+
+    @Override
+    public Verdict run(LimitSpec spec, long[] state, long now, Op op, long permits, long leaseId) {
+        return step((LimitSpec.SlidingLog) spec, state, now, permits);
+    }
+
+    @Override
+    public long[] refunded(LimitSpec spec, long[] state, long now, long permits, long at) {
+        return refund((LimitSpec.SlidingLog) spec, state, permits, at);
+    }
+
+    @Override
+    public boolean isWellFormed(long[] state) {
+        return isWellFormedLog(state);
+    }
+
+    @Override
+    public int layoutVersion() {
+        return Algorithms.SLIDING_LOG_LAYOUT_VERSION;
+    }
+
+    @Override
+    public boolean reads(int layout) {
+        return isReadable(layout);
+    }
+
+    @Override
+    public long[] upgrade(long[] state) {
+        return upgradeLog(state);
+    }
+
+    @Override
+    public boolean isCompact() {
+        return true;
+    }
 
     /** True if {@code layout} is a sliding-log layout this code reads (1 and 2). */
     static boolean isReadable(int layout) {
@@ -51,7 +103,7 @@ final class SlidingLogStep {
     }
 
     /** Whether layout 2 words hold a consistent header: a stream that fits the words and a count of none or more. */
-    static boolean isWellFormed(long[] state) {
+    static boolean isWellFormedLog(long[] state) {
         if (Algorithms.layoutOf(state) == LEGACY_LAYOUT) {
             return true;
         }
@@ -65,7 +117,7 @@ final class SlidingLogStep {
     }
 
     /** Layout 1 state as layout 2 (the same times); layout 2 state as it is. */
-    static long[] upgrade(long[] state) {
+    static long[] upgradeLog(long[] state) {
         return state == null || Algorithms.layoutOf(state) != LEGACY_LAYOUT ? state : encode(state);
     }
 

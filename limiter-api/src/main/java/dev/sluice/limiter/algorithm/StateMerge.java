@@ -64,7 +64,7 @@ public final class StateMerge {
         }
         if (idA == Algorithms.SLIDING_LOG && idB == Algorithms.SLIDING_LOG
                 && SlidingLogStep.isReadable(Algorithms.layoutOf(a)) && SlidingLogStep.isReadable(Algorithms.layoutOf(b))
-                && SlidingLogStep.isWellFormed(a) && SlidingLogStep.isWellFormed(b)) {
+                && SlidingLogStep.isWellFormedLog(a) && SlidingLogStep.isWellFormedLog(b)) {
             return slidingLog(a, b); // layouts 1 and 2 have common ground: the times
         }
         if (a[HEADER] != b[HEADER]) { // another algorithm, layout or shape: no common ground
@@ -245,8 +245,8 @@ public final class StateMerge {
      * lease on both sides keeps its later expiry, the larger permits and its known nonce.
      */
     private static long[] concurrency(long[] original, long[] other) {
-        long[] a = ConcurrencyStep.upgrade(original);
-        long[] b = ConcurrencyStep.upgrade(other);
+        long[] a = ConcurrencyStep.upgradeLeases(original);
+        long[] b = ConcurrencyStep.upgradeLeases(other);
         Leases mine = Leases.decode(a);
         Leases theirs = Leases.decode(b);
         Leases merged = new Leases(mine.size + theirs.size + 1);

@@ -126,7 +126,7 @@ final class CompactLeasesTest {
         if (state == null || now >= state[2]) {
             return live;
         }
-        long[] upgraded = ConcurrencyStep.upgrade(state);
+        long[] upgraded = ConcurrencyStep.upgradeLeases(state);
         Leases leases = Leases.decode(upgraded);
         for (int i = 0; i < leases.size; i++) {
             if (leases.expiries[i] > Math.max(now, state[1])) {

@@ -164,7 +164,7 @@ final class CompactSlidingLogTest {
                 times[2] = t + 60_000;
                 long[] encoded = SlidingLogStep.encode(times);
                 assertEquals(Algorithms.SLIDING_LOG_LAYOUT_VERSION, Algorithms.layoutOf(encoded));
-                assertTrue(SlidingLogStep.isWellFormed(encoded));
+                assertTrue(SlidingLogStep.isWellFormedLog(encoded));
                 assertArrayEquals(times, SlidingLogStep.timestamps(encoded), n + " times of shape " + shape);
             }
         }
