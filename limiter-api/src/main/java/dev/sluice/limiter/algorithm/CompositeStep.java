@@ -1,6 +1,5 @@
 package dev.sluice.limiter.algorithm;
 
-import static dev.sluice.limiter.algorithm.Algorithms.ALL_OF;
 import static dev.sluice.limiter.algorithm.Algorithms.EXPIRES_AT;
 import static dev.sluice.limiter.algorithm.Algorithms.HEADER;
 import static dev.sluice.limiter.algorithm.Algorithms.HEADER_WORDS;
@@ -98,7 +97,7 @@ public final class CompositeStep implements Algorithm {
                 ttl = Math.max(ttl, v[i].ttlMillis());
             }
         }
-        long[] updated = join(header(ALL_OF, n), now, now + ttl, next);
+        long[] updated = join(header(ID, n), now, now + ttl, next);
         return Verdict.granted(remaining, spec.limit(), resetAfter, now, ttl, updated);
     }
 

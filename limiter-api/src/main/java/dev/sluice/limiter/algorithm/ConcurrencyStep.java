@@ -41,6 +41,11 @@ import java.time.Duration;
 public final class ConcurrencyStep implements Algorithm {
     /** Its state id. */
     static final int ID = 7;
+    /**
+     * The layout version: 3 keeps the leases in expiry order as a byte stream beside their nonces ({@link Leases});
+     * layouts 1 (no nonces) and 2 (four words a lease) are still read and written back as 3.
+     */
+    static final int LAYOUT_VERSION = 3;
     static final AlgorithmDescription DESCRIPTION = AlgorithmDescription
             .builder(ID, LimitSpec.CONCURRENCY, LimitSpec.Concurrency.class)
             .summary("the permits of live leases add up to at most the limit; a lease renews until released, and"
@@ -97,7 +102,7 @@ public final class ConcurrencyStep implements Algorithm {
 
     @Override
     public int layoutVersion() {
-        return Algorithms.CONCURRENCY_LAYOUT_VERSION;
+        return LAYOUT_VERSION;
     }
 
     @Override
@@ -117,13 +122,13 @@ public final class ConcurrencyStep implements Algorithm {
 
     /** True if {@code layout} is a concurrency layout this code reads (1 to 3). */
     static boolean isReadable(int layout) {
-        return layout == LAYOUT_1 || layout == LAYOUT_2 || layout == Algorithms.CONCURRENCY_LAYOUT_VERSION;
+        return layout == LAYOUT_1 || layout == LAYOUT_2 || layout == LAYOUT_VERSION;
     }
 
     /** Whether a state's words fit its layout, so no step reads past their end. */
     static boolean hasValidLength(long[] state) {
         int layout = Algorithms.layoutOf(state);
-        if (layout == Algorithms.CONCURRENCY_LAYOUT_VERSION) {
+        if (layout == LAYOUT_VERSION) {
             return Leases.isWellFormed(state);
         }
         int perLease = layout == LAYOUT_1 ? LAYOUT_1_LEASE : LAYOUT_2_LEASE;
@@ -136,7 +141,7 @@ public final class ConcurrencyStep implements Algorithm {
      */
     static long[] upgradeLeases(long[] state) {
         int layout = Algorithms.layoutOf(state);
-        if (layout == Algorithms.CONCURRENCY_LAYOUT_VERSION) {
+        if (layout == LAYOUT_VERSION) {
             return state;
         }
         int perLease = layout == LAYOUT_1 ? LAYOUT_1_LEASE : LAYOUT_2_LEASE;

@@ -1,7 +1,6 @@
 package dev.sluice.limiter.algorithm;
 
 import static dev.sluice.limiter.algorithm.Algorithms.EXPIRES_AT;
-import static dev.sluice.limiter.algorithm.Algorithms.FIXED_WINDOW;
 import static dev.sluice.limiter.algorithm.Algorithms.HEADER_WORDS;
 import static dev.sluice.limiter.algorithm.Algorithms.header;
 
@@ -63,7 +62,7 @@ public final class FixedWindowStep implements Algorithm {
         // its count lasts until this window ends rather than until the old one did; this spec's own state is
         // left as it is (no write).
         long[] kept = state == null || (state[START] == start && state[EXPIRES_AT] == end) ? state
-                : new long[] {header(FIXED_WINDOW, 0), now, end, start, count};
+                : new long[] {header(ID, 0), now, end, start, count};
         long keptTtl = kept == state ? resetAfter : untilEnd;
         if (permits == 0) {
             boolean available = count < limit;
@@ -74,7 +73,7 @@ public final class FixedWindowStep implements Algorithm {
             return Verdict.refused(left, limit, untilEnd, resetAfter, keptTtl, kept);
         }
         long next = count + permits;
-        long[] updated = {header(FIXED_WINDOW, 0), now, end, start, next};
+        long[] updated = {header(ID, 0), now, end, start, next};
         return Verdict.granted(limit - next, limit, untilEnd, now, untilEnd, updated);
     }
 

@@ -1,6 +1,5 @@
 package dev.sluice.limiter.algorithm;
 
-import static dev.sluice.limiter.algorithm.Algorithms.GCRA;
 import static dev.sluice.limiter.algorithm.Algorithms.HEADER_WORDS;
 import static dev.sluice.limiter.algorithm.Algorithms.ceilDiv;
 import static dev.sluice.limiter.algorithm.Algorithms.header;
@@ -84,7 +83,7 @@ public final class GcraStep implements Algorithm {
                 return Verdict.granted((tolerance - ahead) / period, spec.burst(), resetAfter, 0, resetAfter, state);
             }
             long ttl = nextMillis - now + (nextFraction > 0 ? 1 : 0);
-            long[] updated = {header(GCRA, 0), now, now + ttl, nextMillis, nextFraction};
+            long[] updated = {header(ID, 0), now, now + ttl, nextMillis, nextFraction};
             return Verdict.granted((tolerance - nextAhead) / period, spec.burst(), ttl, now, ttl, updated);
         }
         long retryAfter = ceilDiv(nextAhead - tolerance, rate);
@@ -114,6 +113,6 @@ public final class GcraStep implements Algorithm {
         long tatMillis = now + left / rate;
         long tatFraction = left % rate;
         long ttl = tatMillis - now + (tatFraction > 0 ? 1 : 0);
-        return new long[] {header(GCRA, 0), now, now + ttl, tatMillis, tatFraction};
+        return new long[] {header(ID, 0), now, now + ttl, tatMillis, tatFraction};
     }
 }

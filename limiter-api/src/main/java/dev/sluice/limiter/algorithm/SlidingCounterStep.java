@@ -1,6 +1,5 @@
 package dev.sluice.limiter.algorithm;
 
-import static dev.sluice.limiter.algorithm.Algorithms.SLIDING_COUNTER;
 import static dev.sluice.limiter.algorithm.Algorithms.EXPIRES_AT;
 import static dev.sluice.limiter.algorithm.Algorithms.HEADER_WORDS;
 import static dev.sluice.limiter.algorithm.Algorithms.header;
@@ -80,14 +79,14 @@ public final class SlidingCounterStep implements Algorithm {
         // A decision that takes nothing writes another window length's counts as this spec's current window,
         // so they last as long as this spec keeps a window rather than as long as the old one did.
         long[] kept = sameWindow ? state
-                : new long[] {header(SLIDING_COUNTER, 0), now, start + 2 * window, start, previous, current};
+                : new long[] {header(ID, 0), now, start + 2 * window, start, previous, current};
         long keptTtl = kept == state ? resetAfter : start + 2 * window - now;
         if (estimate + asked <= limit) {
             if (permits == 0) {
                 return Verdict.granted(limit - estimate, limit, resetAfter, 0, keptTtl, kept);
             }
             long expiresAt = start + 2 * window;
-            long[] updated = {header(SLIDING_COUNTER, 0), now, expiresAt, start, previous, current + permits};
+            long[] updated = {header(ID, 0), now, expiresAt, start, previous, current + permits};
             long ttl = expiresAt - now;
             return Verdict.granted(limit - estimate - permits, limit, ttl, now, ttl, updated);
         }

@@ -4,7 +4,6 @@ import static dev.sluice.limiter.algorithm.Algorithms.EXPIRES_AT;
 import static dev.sluice.limiter.algorithm.Algorithms.HEADER;
 import static dev.sluice.limiter.algorithm.Algorithms.HEADER_WORDS;
 import static dev.sluice.limiter.algorithm.Algorithms.LAST_NOW;
-import static dev.sluice.limiter.algorithm.Algorithms.SLIDING_LOG;
 import static dev.sluice.limiter.algorithm.Algorithms.header;
 
 import dev.sluice.limiter.AlgorithmDescription;
@@ -31,6 +30,8 @@ import java.util.Arrays;
 public final class SlidingLogStep implements Algorithm {
     /** Its state id. */
     static final int ID = 3;
+    /** The layout version: 2 keeps the times as runs in a byte stream; layout 1 is still read and written back as 2. */
+    static final int LAYOUT_VERSION = 2;
     static final AlgorithmDescription DESCRIPTION = AlgorithmDescription
             .builder(ID, LimitSpec.SLIDING_LOG, LimitSpec.SlidingLog.class)
             .summary("exact: at most the limit in any interval one window long; state grows with the limit")
@@ -79,7 +80,7 @@ public final class SlidingLogStep implements Algorithm {
 
     @Override
     public int layoutVersion() {
-        return Algorithms.SLIDING_LOG_LAYOUT_VERSION;
+        return LAYOUT_VERSION;
     }
 
     @Override
@@ -99,7 +100,7 @@ public final class SlidingLogStep implements Algorithm {
 
     /** True if {@code layout} is a sliding-log layout this code reads (1 and 2). */
     static boolean isReadable(int layout) {
-        return layout == LEGACY_LAYOUT || layout == Algorithms.SLIDING_LOG_LAYOUT_VERSION;
+        return layout == LEGACY_LAYOUT || layout == LAYOUT_VERSION;
     }
 
     /** Whether layout 2 words hold a consistent header: a stream that fits the words and a count of none or more. */
@@ -200,7 +201,7 @@ public final class SlidingLogStep implements Algorithm {
             System.arraycopy(state, DATA + firstWord, updated, DATA, copied);
         }
         WordStream.putBytes(run, runBytes, updated, DATA, newEnd - runBytes);
-        updated[HEADER] = header(SLIDING_LOG, 0);
+        updated[HEADER] = header(ID, 0);
         updated[COUNT] = held + permits;
         updated[BASE] = base;
         updated[SPAN] = (long) start << 32 | newEnd;
@@ -248,7 +249,7 @@ public final class SlidingLogStep implements Algorithm {
             throw malformed(state);
         }
         long[] times = new long[HEADER_WORDS + (int) count];
-        times[HEADER] = Algorithms.MAGIC << 48 | (long) SLIDING_LOG << 40 | (long) LEGACY_LAYOUT << 32;
+        times[HEADER] = Algorithms.MAGIC << 48 | (long) ID << 40 | (long) LEGACY_LAYOUT << 32;
         times[LAST_NOW] = state[LAST_NOW];
         times[EXPIRES_AT] = state[EXPIRES_AT];
         Runs runs = new Runs(state);
@@ -291,7 +292,7 @@ public final class SlidingLogStep implements Algorithm {
         }
         long[] state = new long[DATA + (end + 7 >>> 3)];
         WordStream.putBytes(stream, end, state, DATA, 0);
-        state[HEADER] = header(SLIDING_LOG, 0);
+        state[HEADER] = header(ID, 0);
         state[LAST_NOW] = times[LAST_NOW];
         state[EXPIRES_AT] = times[EXPIRES_AT];
         state[COUNT] = sorted.length;

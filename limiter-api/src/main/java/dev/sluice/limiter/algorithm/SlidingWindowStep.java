@@ -1,6 +1,5 @@
 package dev.sluice.limiter.algorithm;
 
-import static dev.sluice.limiter.algorithm.Algorithms.SLIDING_WINDOW;
 import static dev.sluice.limiter.algorithm.Algorithms.EXPIRES_AT;
 import static dev.sluice.limiter.algorithm.Algorithms.HEADER_WORDS;
 import static dev.sluice.limiter.algorithm.Algorithms.header;
@@ -128,7 +127,7 @@ public final class SlidingWindowStep implements Algorithm {
 
     private static long[] ring(int segments, long now, long expiresAt, long current, long[] counts) {
         long[] ring = new long[RING + segments];
-        ring[0] = header(SLIDING_WINDOW, segments);
+        ring[0] = header(ID, segments);
         ring[1] = now;
         ring[2] = expiresAt;
         ring[NEWEST] = current;

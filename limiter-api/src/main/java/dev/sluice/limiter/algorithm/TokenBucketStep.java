@@ -1,6 +1,5 @@
 package dev.sluice.limiter.algorithm;
 
-import static dev.sluice.limiter.algorithm.Algorithms.TOKEN_BUCKET;
 import static dev.sluice.limiter.algorithm.Algorithms.HEADER_WORDS;
 import static dev.sluice.limiter.algorithm.Algorithms.ceilDiv;
 import static dev.sluice.limiter.algorithm.Algorithms.header;
@@ -81,14 +80,14 @@ public final class TokenBucketStep implements Algorithm {
         // capacity to when this spec fills it, so its tokens stay spent until this spec's refills give them
         // back; this spec's own state (which expires exactly then) is left as it is.
         long[] kept = state == null || resetAfter <= 0 || state[Algorithms.EXPIRES_AT] == now + resetAfter ? state
-                : new long[] {header(TOKEN_BUCKET, 0), now, now + resetAfter, tokens, lastRefill};
+                : new long[] {header(ID, 0), now, now + resetAfter, tokens, lastRefill};
         if (tokens >= asked) {
             if (permits == 0) {
                 return Verdict.granted(tokens, capacity, resetAfter, 0, resetAfter, kept);
             }
             long left = tokens - permits;
             long ttl = untilFull(left, capacity, perPeriod, period, lastRefill, now);
-            long[] updated = {header(TOKEN_BUCKET, 0), now, now + ttl, left, lastRefill};
+            long[] updated = {header(ID, 0), now, now + ttl, left, lastRefill};
             return Verdict.granted(left, capacity, ttl, now, ttl, updated);
         }
         long retryAt = lastRefill + ceilDiv(asked - tokens, perPeriod) * period;
@@ -113,7 +112,7 @@ public final class TokenBucketStep implements Algorithm {
         }
         long left = Math.min(capacity, tokens + give);
         long ttl = untilFull(left, capacity, perPeriod, spec.replenishmentPeriodMillis(), lastRefill, now);
-        return new long[] {header(TOKEN_BUCKET, 0), now, now + ttl, left, lastRefill};
+        return new long[] {header(ID, 0), now, now + ttl, left, lastRefill};
     }
 
     /** The tokens of a live state at {@code now}: whole periods refilled, capped at the (maybe lowered) limit. */
