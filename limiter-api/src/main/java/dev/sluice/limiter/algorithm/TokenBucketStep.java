@@ -1,11 +1,14 @@
 package dev.sluice.limiter.algorithm;
 
-import static dev.sluice.limiter.algorithm.Algorithms.TOKEN_BUCKET;
+import static dev.sluice.limiter.algorithm.Algorithms.LAST_NOW;
+import static dev.sluice.limiter.algorithm.Algorithms.EXPIRES_AT;
 import static dev.sluice.limiter.algorithm.Algorithms.HEADER_WORDS;
 import static dev.sluice.limiter.algorithm.Algorithms.ceilDiv;
 import static dev.sluice.limiter.algorithm.Algorithms.header;
 
+import dev.sluice.limiter.AlgorithmDescription;
 import dev.sluice.limiter.LimitSpec;
+import java.time.Duration;
 
 /**
  * A bucket that starts full and gains {@code tokensPerPeriod} at the end of each whole period since the
@@ -15,11 +18,78 @@ import dev.sluice.limiter.LimitSpec;
  * refill phase then restarts at the next request (a fresh bucket's periods start at its first request),
  * which can only delay a refill, never add tokens.
  */
-final class TokenBucketStep {
+public final class TokenBucketStep implements Algorithm {
+    /** Its state id. */
+    static final int ID = 5;
+    static final AlgorithmDescription DESCRIPTION = AlgorithmDescription
+            .builder(ID, LimitSpec.TOKEN_BUCKET, LimitSpec.TokenBucket.class)
+            .summary("starts full, gains tokens in whole periods up to the limit; a steady rate with a bounded"
+                    + " burst")
+            .parameters(Parameters.permitLimit("tokenLimit", "the bucket's size, the most taken at once",
+                            LimitSpec.MAX_LIMIT),
+                    AlgorithmDescription.Parameter.count("tokensPerPeriod", "tokens-per-period",
+                            AlgorithmDescription.Unit.PERMITS, 1, LimitSpec.MAX_LIMIT, "tokens added each period"),
+                    AlgorithmDescription.Parameter.duration("replenishmentPeriod", "replenishment-period",
+                            Duration.ofMillis(1), LimitSpec.MAX_DURATION, "time between refills"))
+            .factory(v -> new LimitSpec.TokenBucket(v[0], v[1], v[2]),
+                    s -> new long[] {s.tokenLimit(), s.tokensPerPeriod(), s.replenishmentPeriodMillis()})
+            .rate(AlgorithmDescription.Accuracy.OTHER_RULE, (limit, window, choice) -> {
+                // The finest whole-millisecond refill that adds exactly a limit per window.
+                long g = gcd(limit, window);
+                return new long[] {limit, limit / g, window / g};
+            })
+            .build();
+
     private static final int TOKENS = HEADER_WORDS;
     private static final int LAST_REFILL = HEADER_WORDS + 1;
 
-    private TokenBucketStep() {}
+    /** For the service loader. */
+    public TokenBucketStep() {}
+
+    @Override
+    public AlgorithmDescription description() {
+        return DESCRIPTION;
+    }
+
+    @Override
+    public Verdict run(LimitSpec spec, long[] state, long now, Op op, long permits, long leaseId) {
+        return step((LimitSpec.TokenBucket) spec, state, now, permits);
+    }
+
+    @Override
+    public long[] refunded(LimitSpec spec, long[] state, long now, long permits, long at) {
+        return refund((LimitSpec.TokenBucket) spec, state, now, permits, at);
+    }
+
+    @Override
+    public boolean isWellFormed(long[] state) {
+        return state.length == HEADER_WORDS + 2;
+    }
+
+    /**
+     * {@code [header, lastNow, expiresAt, tokens, lastRefill]}: fewer tokens and a later refill time never
+     * hold more tokens than either side at any later time. The bucket is full again (the state expires)
+     * as much later than the fewer-tokens side's expiry as the refill time moved.
+     */
+    @Override
+    public long[] merge(long[] a, long[] b) {
+        int tokens = HEADER_WORDS;
+        int lastRefill = HEADER_WORDS + 1;
+        long[] fewer = a[tokens] < b[tokens] || (a[tokens] == b[tokens] && a[lastRefill] >= b[lastRefill]) ? a : b;
+        long[] other = fewer == a ? b : a;
+        if (fewer[lastRefill] >= other[lastRefill]) {
+            return StateMerge.withTimes(fewer, a, b);
+        }
+        long[] merged = fewer.clone();
+        merged[lastRefill] = other[lastRefill];
+        merged[EXPIRES_AT] = fewer[EXPIRES_AT] + (other[lastRefill] - fewer[lastRefill]);
+        merged[LAST_NOW] = Math.max(a[LAST_NOW], b[LAST_NOW]);
+        return merged;
+    }
+
+    private static long gcd(long a, long b) {
+        return b == 0 ? a : gcd(b, a % b);
+    }
 
     static Verdict step(LimitSpec.TokenBucket spec, long[] state, long now, long permits) {
         long capacity = spec.tokenLimit();
@@ -33,14 +103,14 @@ final class TokenBucketStep {
         // capacity to when this spec fills it, so its tokens stay spent until this spec's refills give them
         // back; this spec's own state (which expires exactly then) is left as it is.
         long[] kept = state == null || resetAfter <= 0 || state[Algorithms.EXPIRES_AT] == now + resetAfter ? state
-                : new long[] {header(TOKEN_BUCKET, 0), now, now + resetAfter, tokens, lastRefill};
+                : new long[] {header(ID, 0), now, now + resetAfter, tokens, lastRefill};
         if (tokens >= asked) {
             if (permits == 0) {
                 return Verdict.granted(tokens, capacity, resetAfter, 0, resetAfter, kept);
             }
             long left = tokens - permits;
             long ttl = untilFull(left, capacity, perPeriod, period, lastRefill, now);
-            long[] updated = {header(TOKEN_BUCKET, 0), now, now + ttl, left, lastRefill};
+            long[] updated = {header(ID, 0), now, now + ttl, left, lastRefill};
             return Verdict.granted(left, capacity, ttl, now, ttl, updated);
         }
         long retryAt = lastRefill + ceilDiv(asked - tokens, perPeriod) * period;
@@ -65,7 +135,7 @@ final class TokenBucketStep {
         }
         long left = Math.min(capacity, tokens + give);
         long ttl = untilFull(left, capacity, perPeriod, spec.replenishmentPeriodMillis(), lastRefill, now);
-        return new long[] {header(TOKEN_BUCKET, 0), now, now + ttl, left, lastRefill};
+        return new long[] {header(ID, 0), now, now + ttl, left, lastRefill};
     }
 
     /** The tokens of a live state at {@code now}: whole periods refilled, capped at the (maybe lowered) limit. */
