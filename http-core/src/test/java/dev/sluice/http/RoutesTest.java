@@ -212,4 +212,30 @@ final class RoutesTest {
                 .route(Route.of("/api/*", "p").withMethods("GET"))
                 .route(Route.of("/API/*", "p").withMethods("POST")).build().routes().size());
     }
+
+    /** Settings accepted before that could never match a request: each fails start-up with the rule. */
+    @ParameterizedTest
+    @ValueSource(strings = {"pattern=/api/users/{id}/reset|templates such as {id} are not expanded",
+            "pattern=/api/login?x=1|without a query", "pattern=/api/login#top|without a fragment",
+            "pattern=/api/%6cogin|the container decodes %xx", "pattern=/api/login |without spaces",
+            "pattern=/api/login;jsessionid=1|without path parameters", "methods=GETT|registered methods",
+            "methods=GET,POTS|registered methods"})
+    void neverMatchingSetting_failsStartUp_withTheRule(String setting) {
+        String assignment = setting.substring(0, setting.indexOf('|'));
+        String rule = setting.substring(setting.indexOf('|') + 1);
+        Properties p = new Properties();
+        p.setProperty("sluice.policies.p.algorithm", "fixed-window");
+        p.setProperty("sluice.policies.p.permit-limit", "3");
+        p.setProperty("sluice.policies.p.window", "PT1M");
+        p.setProperty("sluice.routes.r.pattern", "/api/*");
+        p.setProperty("sluice.routes.r.policy", "p");
+        p.setProperty("sluice.routes.r." + assignment.substring(0, assignment.indexOf('=')),
+                assignment.substring(assignment.indexOf('=') + 1));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> RateLimitFilterConfig.fromProperties(p));
+        assertTrue(e.getMessage().startsWith("invalid property sluice.routes.r." + assignment.substring(0,
+                assignment.indexOf('=') + 1) + "'" + assignment.substring(assignment.indexOf('=') + 1) + "'"),
+                e.getMessage());
+        assertTrue(e.getMessage().contains(rule), e.getMessage());
+    }
 }
