@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
@@ -517,9 +518,9 @@ public final class HttpRateLimiter implements AutoCloseable {
 
     /** Completes {@code out} with the answer; if the caller gave up meanwhile, the grants go back. */
     private void deliver(CompletableFuture<HttpDecision> out, List<PolicyDecision> decided, boolean wholeRequest) {
-        PolicyDecision last = decided.get(decided.size() - 1);
+        PolicyDecision last = decided.isEmpty() ? null : decided.get(decided.size() - 1);
         boolean delivered;
-        if (wholeRequest) {
+        if (wholeRequest || last == null) {
             delivered = out.complete(answer(decided));
         } else if (stops(last) && last.kind() == PolicyDecision.Kind.UNAVAILABLE) {
             delivered = out.completeExceptionally(last.failure());
@@ -532,7 +533,7 @@ public final class HttpRateLimiter implements AutoCloseable {
     }
 
     private static Throwable unwrap(Throwable t) {
-        return t instanceof java.util.concurrent.CompletionException && t.getCause() != null ? t.getCause() : t;
+        return t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
     }
 
     /** A usage error, not a store failure: no failure mode applies, and what was taken is already back. */
