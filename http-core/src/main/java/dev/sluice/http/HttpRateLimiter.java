@@ -472,7 +472,14 @@ public final class HttpRateLimiter implements AutoCloseable {
         int index = decided.size();
         boolean stopped = index > 0 && stops(decided.get(index - 1)) && !wholeRequest;
         if (index == applied.size() || stopped) {
-            settled(decided).whenComplete((settled, never) -> deliver(out, settled, wholeRequest));
+            settled(decided).whenComplete((settled, never) -> {
+                try {
+                    deliver(out, settled, wholeRequest);
+                } catch (RuntimeException | Error e) {
+                    refundGrants(settled);
+                    out.completeExceptionally(e);
+                }
+            });
             return;
         }
         Routes.Applied a = applied.get(index);
