@@ -1,6 +1,5 @@
 package dev.sluice.http;
 
-import dev.sluice.limiter.AllOrNothing;
 import dev.sluice.limiter.DecisionListener;
 import dev.sluice.limiter.DecisionResult;
 import dev.sluice.limiter.DecisionUnavailableException;
@@ -19,7 +18,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Function;
+import java.util.function.Predicate;
 
 /**
  * Decides HTTP requests by a {@link RateLimitFilterConfig}, for any server; a server's adapter (the servlet
@@ -43,11 +46,13 @@ import java.util.concurrent.atomic.LongAdder;
  *       marked {@code RateLimit-Degraded: true}; under {@code THROW} or {@code DENY}, {@code 503} with a
  *       temporary-reduced-capacity problem body, since that refusal is not about the client's quota.
  * </ul>
- * A request's policies are decided one after another, each on its own key, and a refusal by a later policy
- * refunds what the earlier ones granted before the 429 goes out, so a refused request costs no policy
- * anything. Once an enforced policy has refused, the later ones are only asked, with a probe that takes
- * nothing, which still shows their state. Putting the narrowest policies (per client) before the broad ones
- * (one budget for everyone) saves hops: a client over its own limit is refused after one.
+ * A request's policies are decided one after another, each on its own key, and each is asked once: once an
+ * enforced policy has refused, the later ones are asked with a probe that takes nothing but still shows their
+ * state, and what the earlier ones granted is refunded before the 429 goes out, so a refused request costs no
+ * policy anything. Every header is written from those answers (a refunded grant's remaining count with its
+ * permits back), never from a second round of asking. Putting the narrowest policies (per client) before the
+ * broad ones (one budget for everyone) spares the broad ones a charge and its refund when the client is over
+ * its own limit.
  *
  * <p>A policy in shadow mode ({@link RateLimitPolicy#withShadow(boolean)}, or every policy with
  * {@link RateLimitFilterConfig.Builder#shadow(boolean)}) is decided and charged as if enforced, answers the
@@ -69,10 +74,11 @@ public final class HttpRateLimiter implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(HttpRateLimiter.class.getName());
 
     private final RateLimitFilterConfig config;
+    private final Routes routes;
     private final Map<String, PartitionedRateLimiter<String>> limiters;
     private final Map<String, Counters> counters;
     /** The policies this instance decides by route; null for all of them. */
-    private final java.util.function.Predicate<String> routed;
+    private final Predicate<String> routed;
 
     /**
      * A rate limiter that enforces {@code config} on {@code limiters}.
@@ -82,6 +88,7 @@ public final class HttpRateLimiter implements AutoCloseable {
     public HttpRateLimiter(RateLimiters limiters, RateLimitFilterConfig config) {
         Objects.requireNonNull(limiters, "limiters");
         this.config = Objects.requireNonNull(config, "config");
+        this.routes = new Routes(config);
         Map<String, PartitionedRateLimiter<String>> created = new LinkedHashMap<>();
         Map<String, Counters> counted = new LinkedHashMap<>();
         try {
@@ -145,8 +152,9 @@ public final class HttpRateLimiter implements AutoCloseable {
         }
     }
 
-    private HttpRateLimiter(HttpRateLimiter whole, java.util.function.Predicate<String> routed) {
+    private HttpRateLimiter(HttpRateLimiter whole, Predicate<String> routed) {
         this.config = whole.config;
+        this.routes = whole.routes;
         this.limiters = whole.limiters;
         this.counters = whole.counters;
         this.routed = routed;
@@ -158,7 +166,7 @@ public final class HttpRateLimiter implements AutoCloseable {
      * authentication filter, say, and after it). {@link #decideAsync(HttpRequestView, List)} is not restricted;
      * {@link #close()} closes the shared limiters.
      */
-    public HttpRateLimiter restrictedTo(java.util.function.Predicate<String> policies) {
+    public HttpRateLimiter restrictedTo(Predicate<String> policies) {
         Objects.requireNonNull(policies, "policies");
         return new HttpRateLimiter(this, routed == null ? policies : routed.and(policies));
     }
@@ -171,15 +179,9 @@ public final class HttpRateLimiter implements AutoCloseable {
         if (options.listeners().isEmpty()) {
             return options;
         }
-        LimiterOptions.Builder b = LimiterOptions.builder().queueLimit(options.queueLimit())
-                .queueOrder(options.queueOrder()).failureMode(options.failureMode()).maxRetries(options.maxRetries())
-                .decisionTimeout(options.decisionTimeout()).pollInterval(options.pollInterval())
-                .durability(options.durability());
-        if (options.renewInterval() != null) {
-            b.renewInterval(options.renewInterval());
-        }
+        List<DecisionListener> told = new ArrayList<>(options.listeners().size());
         for (DecisionListener listener : options.listeners()) {
-            b.listener(new DecisionListener() {
+            told.add(new DecisionListener() {
                 @Override
                 public void onDecision(String limiter, DecisionResult result, long durationNanos) {
                     listener.onDecision(limiter, result == DecisionResult.REFUSED ? DecisionResult.SHADOW_REFUSED
@@ -192,7 +194,7 @@ public final class HttpRateLimiter implements AutoCloseable {
                 }
             });
         }
-        return b.build();
+        return options.toBuilder().listeners(told).build();
     }
 
     /** The configuration in force. */
@@ -221,17 +223,48 @@ public final class HttpRateLimiter implements AutoCloseable {
         return Collections.unmodifiableMap(snapshot);
     }
 
-    /** Decides a request with {@code tryAcquire}; returns once the store (or the failure mode) has answered. */
+    /**
+     * Decides a request with {@code tryAcquire}, on the calling thread: returns once the store (or the failure
+     * mode) has answered, and on a refusal once the earlier grants are given back.
+     */
     public HttpDecision decide(HttpRequestView request) {
-        return decide(request, HttpRateLimiter::tryAcquire).join();
+        List<Routes.Applied> applied = applied(Objects.requireNonNull(request, "request"));
+        if (applied.isEmpty()) {
+            return HttpDecision.NOT_LIMITED;
+        }
+        List<PolicyDecision> decided = new ArrayList<>(applied.size());
+        for (Routes.Applied a : applied) {
+            String partition;
+            try {
+                partition = partition(a.policy(), request);
+            } catch (MalformedIdentity malformed) {
+                refundGrants(decided).join();
+                return badRequest(malformed);
+            }
+            long permits = permits(a, decided);
+            Lease lease = null;
+            Throwable failure = null;
+            try {
+                lease = limiters.get(a.policy().name()).tryAcquire(partition, permits);
+            } catch (RuntimeException e) {
+                failure = e;
+            }
+            decided.add(decided(a.policy(), partition, permits, lease, failure));
+        }
+        return answer(settled(decided).join());
     }
 
     /**
      * Decides a request with {@code acquireAsync}: no thread waits for the store. The future completes on
      * the thread that completes the store's answer (for Hazelcast, Sluice's callback executor), or at once.
+     * Cancelling it cancels the decision in flight and gives back what the request was granted.
      */
     public CompletableFuture<HttpDecision> decideAsync(HttpRequestView request) {
-        return decide(request, PartitionedRateLimiter::acquireAsync);
+        List<Routes.Applied> applied = applied(Objects.requireNonNull(request, "request"));
+        if (applied.isEmpty()) {
+            return CompletableFuture.completedFuture(HttpDecision.NOT_LIMITED);
+        }
+        return walkAsync(applied, p -> partition(p, request), true);
     }
 
     /**
@@ -243,16 +276,41 @@ public final class HttpRateLimiter implements AutoCloseable {
      */
     public CompletableFuture<HttpDecision> decideAsync(HttpRequestView request, List<String> policies) {
         Objects.requireNonNull(request, "request");
-        List<RateLimitFilterConfig.Applied> applied = new ArrayList<>(policies.size());
+        return walkAsync(named(policies, 1), p -> partition(p, request), true);
+    }
+
+    /**
+     * Decides {@code policies}, in order and {@code permits} each, for a client its caller identified
+     * ({@code identity}, counted under {@link #partition(String)} by every policy), as a gateway's
+     * {@code RequestRateLimiter} asks: all or nothing and in shadow mode as for a request, but a refusal ends the
+     * sequence at the refusing policy (the later ones are not asked) and the answer carries that policy's headers
+     * only. A policy that got no decision under failure mode {@code THROW} fails the future with the store's
+     * failure instead of answering 503.
+     *
+     * @throws IllegalArgumentException if a policy is not defined, {@code permits} is below 1 or {@code identity}
+     *     is not well-formed UTF-16
+     */
+    public CompletableFuture<HttpDecision> decideAsync(String identity, List<String> policies, long permits) {
+        Objects.requireNonNull(identity, "identity");
+        if (permits < 1) {
+            throw new IllegalArgumentException("permits must be at least 1, was " + permits);
+        }
+        List<Routes.Applied> applied = named(policies, permits);
+        String partition = partition(identity);
+        return walkAsync(applied, p -> partition, false);
+    }
+
+    private List<Routes.Applied> named(List<String> policies, long permits) {
+        List<Routes.Applied> applied = new ArrayList<>(policies.size());
         for (String name : policies) {
             RateLimitPolicy p = config.policies().get(name);
             if (p == null) {
                 throw new IllegalArgumentException("no policy '" + name + "'; defined policies: "
                         + config.policies().keySet());
             }
-            applied.add(new RateLimitFilterConfig.Applied(p, 1));
+            applied.add(new Routes.Applied(p, permits));
         }
-        return decide(request, applied, PartitionedRateLimiter::acquireAsync);
+        return applied;
     }
 
     /**
@@ -282,8 +340,7 @@ public final class HttpRateLimiter implements AutoCloseable {
     public List<String> routedPolicies(HttpRequestView request) {
         Objects.requireNonNull(request, "request");
         List<String> names = new ArrayList<>();
-        for (RateLimitFilterConfig.Applied a : config.match(
-                RequestMethods.of(request, config.strictMatching(), config.overridesMatter()), request.getPath())) {
+        for (Routes.Applied a : routes.match(request)) {
             names.add(a.policy().name());
         }
         return names;
@@ -297,58 +354,193 @@ public final class HttpRateLimiter implements AutoCloseable {
         return identify(null, Objects.requireNonNull(request, "request"));
     }
 
-    private CompletableFuture<HttpDecision> decide(HttpRequestView request, Acquisition acquisition) {
-        Objects.requireNonNull(request, "request");
-        List<RateLimitFilterConfig.Applied> applied =
-                config.match(RequestMethods.of(request, config.strictMatching(), config.overridesMatter()),
-                        request.getPath());
+    /** The policies this instance decides for {@code request} by route, in order. */
+    private List<Routes.Applied> applied(HttpRequestView request) {
+        List<Routes.Applied> applied = routes.match(request);
         if (routed != null && !applied.isEmpty()) {
             applied = applied.stream().filter(a -> routed.test(a.policy().name())).toList();
         }
-        if (applied.isEmpty()) {
-            return CompletableFuture.completedFuture(HttpDecision.NOT_LIMITED);
-        }
-        return decide(request, applied, acquisition);
+        return applied;
     }
 
-    /** Decides {@code applied} for {@code request}: the answer, or 400 for an identity that cannot be a key. */
-    private CompletableFuture<HttpDecision> decide(HttpRequestView request, List<RateLimitFilterConfig.Applied> applied,
-            Acquisition acquisition) {
-        List<PolicyStep> steps = new ArrayList<>(applied.size());
-        for (RateLimitFilterConfig.Applied a : applied) {
-            steps.add(new PolicyStep(request, a.policy(), a.cost(), false, acquisition));
+    // ---- the decision sequence of a request, one rule for both drivers ----
+    //
+    // The policies are asked in order, each on its own key. An enforced policy that refuses or cannot decide stops
+    // the request: the later ones are then only probed (0 permits, which takes nothing but shows their state), or,
+    // for a caller that wants only the refusing policy's answer, not asked at all; once every answer is in, what
+    // the earlier ones granted is given back. Every header comes from that one answer per policy.
+
+    /** The partition {@code policy} counts {@code request} under; a malformed identity answers 400. */
+    private String partition(RateLimitPolicy policy, HttpRequestView request) {
+        try {
+            return partition(identify(policy, request));
+        } catch (IllegalArgumentException malformed) {
+            throw new MalformedIdentity(policy.name(), malformed);
         }
-        return AllOrNothing.acquire("the policies of a request", steps, charged -> {
-            if (charged.stopped() && charged.last().failure() instanceof MalformedIdentity malformed) {
-                return CompletableFuture.completedFuture(badRequest(malformed));
+    }
+
+    /** The permits a policy is asked for: its cost, or none (a probe) once the request has stopped. */
+    private static long permits(Routes.Applied applied, List<PolicyDecision> decided) {
+        for (PolicyDecision d : decided) {
+            if (stops(d)) {
+                return 0;
             }
-            List<PolicyDecision> decisions = decisions(steps, charged);
-            if (!charged.stopped()) {
-                return CompletableFuture.completedFuture(answer(decisions));
+        }
+        return applied.cost();
+    }
+
+    /** Whether a policy's answer stops the request: an enforced refusal, or no decision, for real permits. */
+    private static boolean stops(PolicyDecision d) {
+        return d.permits() > 0 && (d.refuses() || d.unavailable());
+    }
+
+    /** A policy's answer to {@code permits} (0 for a probe), counted in its statistics. */
+    private PolicyDecision decided(RateLimitPolicy policy, String partition, long permits, Lease lease,
+            Throwable failure) {
+        PolicyDecision d = decision(policy, partition, lease, failure, permits == 0,
+                config.shadow() || policy.shadow(), permits);
+        counters.get(policy.name()).count(d.kind());
+        return d;
+    }
+
+    /** The decisions once a stopped request's grants are back (marked refunded where the store gave them back). */
+    private static CompletableFuture<List<PolicyDecision>> settled(List<PolicyDecision> decided) {
+        for (PolicyDecision d : decided) {
+            if (stops(d)) {
+                return refundGrants(decided);
             }
-            // Refused, and the grants are back: the rest are only probed, taking nothing but showing their state.
-            List<PolicyStep> rest = new ArrayList<>();
-            for (PolicyStep step : steps.subList(charged.answers().size(), steps.size())) {
-                rest.add(new PolicyStep(request, step.policy, 0, true, acquisition));
+        }
+        return CompletableFuture.completedFuture(decided);
+    }
+
+    /** Gives back every grant among {@code decided}; completes, never exceptionally, once every refund has. */
+    private static CompletableFuture<List<PolicyDecision>> refundGrants(List<PolicyDecision> decided) {
+        List<CompletableFuture<PolicyDecision>> refunded = new ArrayList<>(decided.size());
+        for (PolicyDecision d : decided) {
+            refunded.add(granted(d) ? refund(d.lease()).thenApply(gave -> gave ? d.refunded(d.permits()) : d)
+                    : CompletableFuture.completedFuture(d));
+        }
+        return CompletableFuture.allOf(refunded.toArray(CompletableFuture[]::new))
+                .thenApply(done -> refunded.stream().map(CompletableFuture::join).toList());
+    }
+
+    private static boolean granted(PolicyDecision d) {
+        return d.permits() > 0 && d.lease() != null && d.lease().isAcquired();
+    }
+
+    /** A refund that fails leaves its permits spent (stricter only): logged, never thrown. */
+    private static CompletableFuture<Boolean> refund(Lease lease) {
+        CompletableFuture<Boolean> refund;
+        try {
+            refund = lease.refund();
+        } catch (RuntimeException e) {
+            refund = CompletableFuture.failedFuture(e);
+        }
+        return refund.handle((gave, failure) -> {
+            if (failure != null) {
+                LOG.log(Level.WARNING, "a refund of a refused request's grant failed; those permits stay spent",
+                        failure);
             }
-            return AllOrNothing.acquire("the probes of a refused request", rest, probed -> {
-                if (probed.stopped()) {
-                    return CompletableFuture.completedFuture(badRequest((MalformedIdentity) probed.last().failure()));
-                }
-                decisions.addAll(decisions(rest, probed));
-                return CompletableFuture.completedFuture(answer(decisions));
-            });
+            return failure == null && Boolean.TRUE.equals(gave);
         });
     }
 
-    /** What each step decided, with the permits a refund gave back. */
-    private static List<PolicyDecision> decisions(List<PolicyStep> steps, AllOrNothing.Result result) {
-        List<PolicyDecision> decisions = new ArrayList<>(result.answers().size());
-        for (int i = 0; i < result.answers().size(); i++) {
-            PolicyDecision d = steps.get(i).decision;
-            decisions.add(result.answers().get(i).refunded() ? d.refunded(d.permits()) : d);
+    /**
+     * The asynchronous driver of the sequence: asks {@code applied} one after another, each once the one before
+     * has answered, on the thread that completed that answer.
+     *
+     * @param wholeRequest true to probe the policies after a stop and answer with every policy's headers; false
+     *     to end at the stop and answer with the stopping policy's alone, failing under {@code THROW}
+     */
+    private CompletableFuture<HttpDecision> walkAsync(List<Routes.Applied> applied,
+            Function<RateLimitPolicy, String> partitions, boolean wholeRequest) {
+        CompletableFuture<HttpDecision> out = new CompletableFuture<>();
+        AtomicReference<CompletableFuture<Lease>> inFlight = new AtomicReference<>();
+        out.whenComplete((decision, failure) -> {
+            CompletableFuture<Lease> pending = inFlight.get();
+            if (out.isCancelled() && pending != null) {
+                pending.cancel(false); // leaves the limiter's queue; a grant still on its way goes back
+            }
+        });
+        ask(applied, new ArrayList<>(applied.size()), partitions, wholeRequest, out, inFlight);
+        return out;
+    }
+
+    private void ask(List<Routes.Applied> applied, List<PolicyDecision> decided,
+            Function<RateLimitPolicy, String> partitions, boolean wholeRequest, CompletableFuture<HttpDecision> out,
+            AtomicReference<CompletableFuture<Lease>> inFlight) {
+        int index = decided.size();
+        boolean stopped = index > 0 && stops(decided.get(index - 1)) && !wholeRequest;
+        if (index == applied.size() || stopped) {
+            settled(decided).whenComplete((settled, never) -> {
+                try {
+                    deliver(out, settled, wholeRequest);
+                } catch (RuntimeException | Error e) {
+                    refundGrants(settled);
+                    out.completeExceptionally(e);
+                }
+            });
+            return;
         }
-        return decisions;
+        Routes.Applied a = applied.get(index);
+        String partition;
+        try {
+            partition = partitions.apply(a.policy());
+        } catch (MalformedIdentity malformed) {
+            refundGrants(decided).whenComplete((refunded, never) -> {
+                if (!out.complete(badRequest(malformed))) {
+                    refundGrants(decided);
+                }
+            });
+            return;
+        }
+        long permits = permits(a, decided);
+        CompletableFuture<Lease> answer;
+        try {
+            answer = limiters.get(a.policy().name()).acquireAsync(partition, permits);
+        } catch (RuntimeException e) {
+            answer = CompletableFuture.failedFuture(e);
+        }
+        inFlight.set(answer);
+        if (out.isDone()) {
+            answer.cancel(false);
+        }
+        answer.whenComplete((lease, error) -> {
+            if (out.isDone()) { // the caller gave up: what was granted goes back
+                if (lease != null && lease.isAcquired()) {
+                    refund(lease);
+                }
+                refundGrants(decided);
+                return;
+            }
+            try {
+                decided.add(decided(a.policy(), partition, permits, lease, error == null ? null : unwrap(error)));
+                ask(applied, decided, partitions, wholeRequest, out, inFlight);
+            } catch (RuntimeException | Error e) { // in a callback, an unseen throwable would leave out pending
+                refundGrants(decided);
+                out.completeExceptionally(e);
+            }
+        });
+    }
+
+    /** Completes {@code out} with the answer; if the caller gave up meanwhile, the grants go back. */
+    private void deliver(CompletableFuture<HttpDecision> out, List<PolicyDecision> decided, boolean wholeRequest) {
+        PolicyDecision last = decided.isEmpty() ? null : decided.get(decided.size() - 1);
+        boolean delivered;
+        if (wholeRequest || last == null) {
+            delivered = out.complete(answer(decided));
+        } else if (stops(last) && last.kind() == PolicyDecision.Kind.UNAVAILABLE) {
+            delivered = out.completeExceptionally(last.failure());
+        } else {
+            delivered = out.complete(answer(stops(last) ? List.of(last) : decided));
+        }
+        if (!delivered) {
+            refundGrants(decided);
+        }
+    }
+
+    private static Throwable unwrap(Throwable t) {
+        return t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
     }
 
     /** A usage error, not a store failure: no failure mode applies, and what was taken is already back. */
@@ -368,54 +560,6 @@ public final class HttpRateLimiter implements AutoCloseable {
         }
     }
 
-    /**
-     * One policy's part of a request, a step of the request's {@link AllOrNothing} sequence: this is where the
-     * policies of a request are decided, for every server. An enforced policy that refuses or cannot decide
-     * stops the sequence, which refunds what the earlier policies granted; a shadow policy never stops it. A
-     * probe (0 permits) never stops it either.
-     */
-    private final class PolicyStep implements AllOrNothing.Step {
-        private final HttpRequestView request;
-        private final RateLimitPolicy policy;
-        private final long permits;
-        private final boolean probe;
-        private final Acquisition acquisition;
-        private final boolean shadow;
-        /** Set when asked, read once the sequence has completed. */
-        private String partition;
-        private PolicyDecision decision;
-
-        PolicyStep(HttpRequestView request, RateLimitPolicy policy, long permits, boolean probe,
-                Acquisition acquisition) {
-            this.request = request;
-            this.policy = policy;
-            this.permits = permits;
-            this.probe = probe;
-            this.acquisition = acquisition;
-            this.shadow = config.shadow() || policy.shadow();
-        }
-
-        @Override
-        public CompletableFuture<Lease> acquire() {
-            try {
-                partition = partition(identify(policy, request));
-            } catch (IllegalArgumentException malformed) {
-                throw new MalformedIdentity(policy.name(), malformed);
-            }
-            return acquisition.acquire(limiters.get(policy.name()), partition, permits);
-        }
-
-        @Override
-        public boolean stops(Lease lease, Throwable failure) {
-            if (failure instanceof MalformedIdentity) {
-                return true;
-            }
-            decision = decision(policy, partition, lease, failure, probe, shadow, permits);
-            counters.get(policy.name()).count(decision.kind());
-            return !probe && (decision.refuses() || decision.unavailable());
-        }
-    }
-
     private static PolicyDecision decision(RateLimitPolicy policy, String partition, Lease lease, Throwable failure,
             boolean probe, boolean shadow, long permits) {
         if (failure != null) {
@@ -425,12 +569,13 @@ public final class HttpRateLimiter implements AutoCloseable {
             } else {
                 LOG.log(Level.ERROR, "rate-limit decision for policy '" + policy.name() + "' failed", failure);
             }
-            return new PolicyDecision(policy, partition, null, PolicyDecision.Kind.UNAVAILABLE, shadow, permits, 0);
+            return new PolicyDecision(policy, partition, null, PolicyDecision.Kind.UNAVAILABLE, shadow, permits, 0,
+                    failure);
         }
         PolicyDecision.Kind kind = lease.isDegraded() ? PolicyDecision.Kind.DEGRADED
                 : lease.isAcquired() ? (probe ? PolicyDecision.Kind.SKIPPED : PolicyDecision.Kind.GRANTED)
                 : shadow ? PolicyDecision.Kind.SHADOW_REFUSED : PolicyDecision.Kind.REFUSED;
-        return new PolicyDecision(policy, partition, lease, kind, shadow, permits, 0);
+        return new PolicyDecision(policy, partition, lease, kind, shadow, permits, 0, null);
     }
 
     /**
@@ -456,10 +601,10 @@ public final class HttpRateLimiter implements AutoCloseable {
         Responses.Answer answer = new Responses.Answer();
         if (lease.isDegraded()) {
             Responses.unavailable(answer, List.of(new PolicyDecision(p, partition, lease, PolicyDecision.Kind.DEGRADED, false,
-                    permits, 0)), config);
+                    permits, 0, null)), config);
         } else {
             Responses.tooManyRequests(answer, List.of(new PolicyDecision(p, partition, lease, PolicyDecision.Kind.REFUSED,
-                    false, permits, 0)), config);
+                    false, permits, 0, null)), config);
         }
         return HttpDecision.answer(answer);
     }
@@ -511,17 +656,6 @@ public final class HttpRateLimiter implements AutoCloseable {
     @Override
     public void close() {
         limiters.values().forEach(PartitionedRateLimiter::close);
-    }
-
-    /** How permits are asked for; a failure, thrown or not, is the policy's answer. */
-    @FunctionalInterface
-    private interface Acquisition {
-        CompletableFuture<Lease> acquire(PartitionedRateLimiter<String> limiter, String partition, long permits);
-    }
-
-    private static CompletableFuture<Lease> tryAcquire(PartitionedRateLimiter<String> limiter, String partition,
-            long permits) {
-        return CompletableFuture.completedFuture(limiter.tryAcquire(partition, permits));
     }
 
     /** One policy's counts. */

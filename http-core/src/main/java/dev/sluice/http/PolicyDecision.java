@@ -12,9 +12,10 @@ import dev.sluice.limiter.Lease;
  * @param shadow true if the policy was in shadow mode for this request
  * @param permits the permits asked for (0 for a probe)
  * @param refunded the permits given back after another policy refused, so the headers show what stands
+ * @param failure why there was no decision ({@link Kind#UNAVAILABLE}); null otherwise
  */
 record PolicyDecision(RateLimitPolicy policy, String partition, Lease lease, Kind kind, boolean shadow, long permits,
-        long refunded) {
+        long refunded, Throwable failure) {
 
     /** How one policy's part in a request ended. */
     enum Kind {
@@ -48,6 +49,6 @@ record PolicyDecision(RateLimitPolicy policy, String partition, Lease lease, Kin
 
     /** This decision after {@code permits} were given back. */
     PolicyDecision refunded(long permits) {
-        return new PolicyDecision(policy, partition, lease, kind, shadow, this.permits, permits);
+        return new PolicyDecision(policy, partition, lease, kind, shadow, this.permits, permits, failure);
     }
 }

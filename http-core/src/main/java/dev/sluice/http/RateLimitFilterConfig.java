@@ -55,7 +55,6 @@ public final class RateLimitFilterConfig {
 
     private final Map<String, RateLimitPolicy> policies;
     private final List<Route> routes;
-    private final List<String> routeBases;
     private final boolean overridesMatter;
     private final ClientIdentityResolver identityResolver;
     private final ClientIdentityResolver addressResolver;
@@ -74,13 +73,10 @@ public final class RateLimitFilterConfig {
             ClientIdentityResolver identityResolver, ClientIdentityResolver addressResolver) {
         this.policies = Collections.unmodifiableMap(policies);
         this.routes = ordered(b.routes, b.strictMatching);
-        List<String> bases = new ArrayList<>();
         boolean overridable = false;
         for (Route r : routes) {
-            bases.add(base(r, b.strictMatching));
             overridable |= !r.methods().isEmpty() && !r.methods().contains("POST");
         }
-        this.routeBases = List.copyOf(bases);
         this.overridesMatter = overridable;
         this.identityResolver = identityResolver;
         this.addressResolver = addressResolver;
@@ -177,7 +173,7 @@ public final class RateLimitFilterConfig {
 
     /** The literal part of a route as it is compared: canonical, or as written under strict matching. */
     private static String base(Route r, boolean strict) {
-        return strict ? r.base() : Paths.canonical(r.base());
+        return r.comparedBase(strict);
     }
 
     /**
@@ -216,33 +212,6 @@ public final class RateLimitFilterConfig {
 
     /** The client address by this configuration's rules: the identity when another answers null. */
     ClientIdentityResolver addressResolver() { return addressResolver; }
-
-    /** A policy that applies to a request, and the permits the request takes from it. */
-    record Applied(RateLimitPolicy policy, long cost) {}
-
-    /**
-     * The policies that apply to a request with any of {@code methods} (upper case) and this path (as the
-     * container decoded it), in order; empty if the request is not protected.
-     */
-    List<Applied> match(Set<String> methods, String path) {
-        String compared = strictMatching ? path : Paths.canonical(path);
-        List<Applied> applied = List.of();
-        for (int i = 0; i < routes.size(); i++) {
-            Route r = routes.get(i);
-            if (!r.matchesMethod(methods) || !r.matchesPath(compared, routeBases.get(i), strictMatching)) {
-                continue;
-            }
-            for (String name : r.policies()) {
-                if (applied.stream().noneMatch(a -> a.policy().name().equals(name))) {
-                    if (applied.isEmpty()) {
-                        applied = new ArrayList<>(2);
-                    }
-                    applied.add(new Applied(policies.get(name), r.cost()));
-                }
-            }
-        }
-        return applied;
-    }
 
     @Override
     public String toString() {

@@ -86,36 +86,13 @@ public record Route(String pattern, Set<String> methods, List<String> policies, 
         Objects.requireNonNull(method, "method");
         Objects.requireNonNull(path, "path");
         String m = method.toUpperCase(Locale.ROOT);
-        return matchesMethod(m.equals("HEAD") ? Set.of(m, "GET") : Set.of(m))
-                && matchesPath(Paths.canonical(path), Paths.canonical(base()), false);
+        return Routes.matchesMethod(this, m.equals("HEAD") ? Set.of(m, "GET") : Set.of(m))
+                && Routes.matchesPath(this, Paths.canonical(path), comparedBase(false), false);
     }
 
-    /** True if no method is named, or one of {@code requestMethods} (upper case) is. */
-    boolean matchesMethod(Set<String> requestMethods) {
-        if (methods.isEmpty()) {
-            return true;
-        }
-        for (String m : requestMethods) {
-            if (methods.contains(m)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /**
-     * True if {@code path} is this route's: canonical paths against the canonical {@code base}, or (exact)
-     * the container's path against the pattern's base as written.
-     */
-    boolean matchesPath(String path, String base, boolean exact) {
-        if (pattern.equals("/*")) {
-            return true;
-        }
-        boolean prefix = pattern.endsWith("/*");
-        if (exact) {
-            return path.equals(base) || (prefix && path.startsWith(base + "/"));
-        }
-        return Paths.sameEndpoint(path, base) || (prefix && path.startsWith(base.equals("/") ? "/" : base + "/"));
+    /** The literal part as requests are compared with it: canonical, or as written under strict matching. */
+    String comparedBase(boolean strict) {
+        return strict ? base() : Paths.canonical(base());
     }
 
     /** The pattern without its trailing {@code /*}. */

@@ -188,6 +188,17 @@ public final class LimiterOptions {
             return this;
         }
 
+        /** Replaces every listener added so far with {@code listeners}, in order. */
+        public Builder listeners(List<? extends DecisionListener> listeners) {
+            List<DecisionListener> checked = new ArrayList<>(listeners.size());
+            for (DecisionListener l : listeners) {
+                checked.add(Objects.requireNonNull(l, "listener"));
+            }
+            this.listeners.clear();
+            this.listeners.addAll(checked);
+            return this;
+        }
+
         public LimiterOptions build() {
             return new LimiterOptions(this);
         }

@@ -62,15 +62,14 @@ final class BypassTest {
     }
 
     /**
-     * Other spellings of the same endpoint that frameworks route to it (empty and dot segments, path
-     * parameters, case as {@code equalsIgnoreCase} sees it, fullwidth letters, encoded letters and
-     * whitespace, a suffix): each is refused, or rejected by Jetty itself with 400, but never served.
+     * Other spellings of the same endpoint that frameworks route to it, one a rule (empty and dot segments, path
+     * parameters, case, fullwidth letters, invisible characters, a suffix, encoded separators, a query), as Jetty
+     * decodes them: each is refused, or rejected by Jetty itself with 400, but never served. Every spelling of
+     * every rule is in http-core's {@code RoutesTest}.
      */
     @ParameterizedTest
-    @ValueSource(strings = {"/api/login//", "//api//login", "/api/./login", "/api/x/../login", "/api/login;a=b",
-            "/api/login/;a=b", "/API/Login", "/api/%6cogin", "/api/login%09", "/api/login%0d", "/api/login%C2%A0",
-            "/api/login%E2%80%8B", "/api/login.json", "/api/login%2f", "/api/login%5c", "/api/login/.", "/api/login?x=1",
-            "/api/LOG%C4%B0N", "/api/%EF%BD%8Cogin", "/api/login%2e", "/api/login..;/", "/api/login%3b"})
+    @ValueSource(strings = {"//api//login", "/api/x/../login", "/api/login;a=b", "/API/Login", "/api/%EF%BD%8Cogin",
+            "/api/login%E2%80%8B", "/api/login.json", "/api/login%2f", "/api/login%5c", "/api/login?x=1"})
     void pathVariant_exhaustedRoute_neverServed(String path) throws Exception {
         exhaustedLogin();
         int status = server.raw("POST " + path + " HTTP/1.1\r\nHost: t\r\nContent-Length: 0");
@@ -96,17 +95,18 @@ final class BypassTest {
     /**
      * A POST that asks for GET in a method-override header or {@code _method} query parameter (which
      * Jersey's and Spring's override filters honour after this filter) is refused on an exhausted GET route.
+     * Every header and spelling is in http-core's {@code RoutesTest}.
      */
-    @ParameterizedTest
-    @ValueSource(strings = {"X-HTTP-Method-Override: GET", "X-HTTP-Method: get", "X-Method-Override: GET"})
-    void methodOverride_exhaustedGetRoute_refused(String header) throws Exception {
+    @Test
+    void methodOverride_exhaustedGetRoute_refused() throws Exception {
         server = JettyHarness.start(new RateLimitFilter(limiters, RateLimitFilterConfig.builder()
                 .policy("search", LimitSpec.fixedWindow(1, Duration.ofMinutes(1)))
                 .route(Route.of("/api/search", "search").withMethods("GET"))
                 .build()));
         assertEquals(200, server.get("/api/search").statusCode());
 
-        assertEquals(429, server.raw("POST /api/search HTTP/1.1\r\nHost: t\r\nContent-Length: 0\r\n" + header));
+        assertEquals(429, server.raw("POST /api/search HTTP/1.1\r\nHost: t\r\nContent-Length: 0\r\n"
+                + "X-HTTP-Method-Override: GET"));
         assertEquals(429, server.raw("POST /api/search?_method=GET HTTP/1.1\r\nHost: t\r\nContent-Length: 0"));
     }
 

@@ -145,12 +145,11 @@ final class EdgeAttacksTest {
 
     /**
      * Bug: {@code ?%5Fmethod=GET}, {@code ?_m%65thod=GET} and a form body {@code _method=GET} were not counted on
-     * the exhausted GET route, while an override filter that reads the decoded parameter ran the GET.
+     * the exhausted GET route, while an override filter that reads the decoded parameter ran the GET. Here an
+     * encoded name and a form body the container parses; every spelling is in http-core's {@code RoutesTest}.
      */
     @ParameterizedTest
     @ValueSource(strings = {"POST /api/search?%5Fmethod=GET HTTP/1.1\r\nHost: t\r\nContent-Length: 0",
-            "POST /api/search?_m%65thod=GET HTTP/1.1\r\nHost: t\r\nContent-Length: 0",
-            "POST /api/search?x=1&_method=%47ET HTTP/1.1\r\nHost: t\r\nContent-Length: 0",
             "POST /api/search HTTP/1.1\r\nHost: t\r\nContent-Type: application/x-www-form-urlencoded\r\n"
                     + "Content-Length: 11\r\n\r\n_method=GET"})
     void encodedMethodOverride_exhaustedGetRoute_refused(String request) throws Exception {
@@ -163,30 +162,6 @@ final class EdgeAttacksTest {
                 "Connection: close\r\nContent-Length: 11\r\n\r\n_method=GET")));
     }
 
-    /**
-     * Bug: routes were tried in id order, alphabetical for YAML keys, so {@code api} ({@code /api/*}, cost 1)
-     * shadowed {@code export} (cost 10): 20 of 30 export requests were granted where 2 should be.
-     */
-    @Test
-    void broadRouteFirstById_doesNotShadowTheNarrowRoutesCost() throws Exception {
-        Properties p = new Properties();
-        p.setProperty("sluice.policies.per-client.algorithm", "fixed-window");
-        p.setProperty("sluice.policies.per-client.permit-limit", "20");
-        p.setProperty("sluice.policies.per-client.window", "PT1M");
-        p.setProperty("sluice.routes.api.pattern", "/api/*");
-        p.setProperty("sluice.routes.api.policy", "per-client");
-        p.setProperty("sluice.routes.export.pattern", "/api/export");
-        p.setProperty("sluice.routes.export.policy", "per-client");
-        p.setProperty("sluice.routes.export.cost", "10");
-        server = JettyHarness.start(new RateLimitFilter(limiters, RateLimitFilterConfig.fromProperties(p)));
-
-        int granted = 0;
-        for (int i = 0; i < 30; i++) {
-            granted += server.get("/api/export").statusCode() == 200 ? 1 : 0;
-        }
-        assertEquals(2, granted);
-    }
-
     private static Properties properties() {
         Properties p = new Properties();
         p.setProperty("sluice.policies.p.algorithm", "fixed-window");
@@ -195,41 +170,5 @@ final class EdgeAttacksTest {
         p.setProperty("sluice.routes.r.pattern", "/api/*");
         p.setProperty("sluice.routes.r.policy", "p");
         return p;
-    }
-
-    /** Settings accepted before that could never match a request: each fails start-up with the rule. */
-    @ParameterizedTest
-    @ValueSource(strings = {"pattern=/api/users/{id}/reset|templates such as {id} are not expanded",
-            "pattern=/api/login?x=1|without a query", "pattern=/api/login#top|without a fragment",
-            "pattern=/api/%6cogin|the container decodes %xx", "pattern=/api/login |without spaces",
-            "pattern=/api/login;jsessionid=1|without path parameters", "methods=GETT|registered methods",
-            "methods=GET,POTS|registered methods"})
-    void neverMatchingSetting_failsStartUp_withTheRule(String setting) {
-        String assignment = setting.substring(0, setting.indexOf('|'));
-        String rule = setting.substring(setting.indexOf('|') + 1);
-        Properties p = properties();
-        p.setProperty("sluice.routes.r." + assignment.substring(0, assignment.indexOf('=')),
-                assignment.substring(assignment.indexOf('=') + 1));
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> RateLimitFilterConfig.fromProperties(p));
-        assertTrue(e.getMessage().startsWith("invalid property sluice.routes.r." + assignment.substring(0,
-                assignment.indexOf('=') + 1) + "'" + assignment.substring(assignment.indexOf('=') + 1) + "'"),
-                e.getMessage());
-        assertTrue(e.getMessage().contains(rule), e.getMessage());
-    }
-
-    @Test
-    void twoRoutesOfEqualSpecificity_failStartUp() {
-        Properties p = properties();
-        p.setProperty("sluice.routes.s.pattern", "/API/*");
-        p.setProperty("sluice.routes.s.policy", "p");
-        p.setProperty("sluice.routes.s.cost", "2");
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> RateLimitFilterConfig.fromProperties(p));
-        assertTrue(e.getMessage().contains("match the same requests with equal specificity"), e.getMessage());
-
-        p.setProperty("sluice.routes.r.methods", "GET");
-        p.setProperty("sluice.routes.s.methods", "POST");
-        assertEquals(2, RateLimitFilterConfig.fromProperties(p).routes().size()); // disjoint methods: no tie
     }
 }

@@ -1,8 +1,5 @@
 package dev.sluice.gateway;
 
-import dev.sluice.limiter.AllOrNothing;
-import dev.sluice.limiter.Lease;
-import dev.sluice.limiter.PartitionedRateLimiter;
 import dev.sluice.http.HttpRateLimiter;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -20,7 +17,9 @@ import reactor.core.publisher.Mono;
  * policies ({@code args: {rate-limiter: "#{@sluiceRateLimiter}", sluice-rate-limiter.policy: "per-client, tight"}});
  * the key resolver's key is keyed-hashed as Sluice's filters hash identities and counted under each policy, in
  * order, one permit a request (or {@code permits}), all or nothing: a refusal by a later policy gives back what
- * the earlier ones granted. A name that {@code sluice.policies} does not define fails the route, and so start-up.
+ * the earlier ones granted (the same sequence as the filters', {@link HttpRateLimiter#decideAsync(String, List,
+ * long)}, so a policy in shadow mode never refuses here either). A name that {@code sluice.policies} does not
+ * define fails the route, and so start-up.
  * A refusal carries the refusing policy's {@code RateLimit-Policy}, {@code RateLimit} and {@code Retry-After}
  * headers; the status and the empty body are {@code RequestRateLimiter}'s (use the {@code Sluice} filter for the
  * problem body). When the store cannot decide, the policy's failure mode answers: {@code allow} allows,
@@ -82,35 +81,15 @@ public class SluiceRateLimiter extends AbstractRateLimiter<SluiceRateLimiter.Con
             return Mono.error(e);
         }
         long permits = config.getPermits();
-        String partition = rateLimiter.partition(id);
-        List<AllOrNothing.Step> steps = new ArrayList<>(policies.size());
-        for (String policy : policies) {
-            PartitionedRateLimiter<String> limiter = rateLimiter.limiter(policy);
-            steps.add(() -> limiter.acquireAsync(partition, permits));
-        }
-        return Mono.fromFuture(() -> AllOrNothing.acquire("the policies of route '" + routeId + "'", steps))
-                .flatMap(result -> {
-                    AllOrNothing.Answer last = result.last();
-                    if (!result.stopped()) {
-                        // a concurrency lease cannot outlive the call here: RequestRateLimiter has no end hook
-                        result.leases().forEach(Lease::close);
-                        return Mono.just(new Response(true, Map.of()));
-                    }
-                    if (last.failure() != null) {
-                        return Mono.error(last.failure());
-                    }
-                    String policy = policies.get(result.answers().size() - 1);
-                    return Mono.just(new Response(false, headers(rateLimiter, policy, partition, last.lease(),
-                            permits)));
-                });
-    }
-
-    private static Map<String, String> headers(HttpRateLimiter rateLimiter, String policy, String partition,
-            Lease lease, long permits) {
-        Map<String, String> headers = new LinkedHashMap<>();
-        rateLimiter.refusal(policy, partition, lease, permits).headers()
-                .forEach(h -> headers.put(h.getKey(), h.getValue()));
-        return headers;
+        return Mono.fromFuture(() -> rateLimiter.decideAsync(id, policies, permits)).map(decision -> {
+            if (decision.proceeds()) {
+                decision.release(); // a concurrency lease cannot outlive the call here: RequestRateLimiter has no end hook
+                return new Response(true, Map.of());
+            }
+            Map<String, String> headers = new LinkedHashMap<>();
+            decision.headers().forEach(h -> headers.put(h.getKey(), h.getValue()));
+            return new Response(false, headers);
+        });
     }
 
     /**
