@@ -22,15 +22,15 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Decides HTTP requests by a {@link RateLimitFilterConfig}, for any server; a server's adapter (the servlet
+ * Decides HTTP requests by a {@link HttpRateLimiterConfig}, for any server; a server's adapter (the servlet
  * filter, the Spring WebFlux filter) only turns its request into an {@link HttpRequestView} and writes the
  * {@link HttpDecision} back, so every server answers alike. Thread-safe.
  *
  * <p>For each request, every {@link Route} that matches its method and path names policies; each
  * {@link RateLimitPolicy} applies at most once, with the cost of the most specific route that names it (see
- * {@link RateLimitFilterConfig}). A request no route matches is not limited and touches no store. Each
+ * {@link HttpRateLimiterConfig}). A request no route matches is not limited and touches no store. Each
  * policy identifies the client by its own identity or the configuration's
- * ({@link RateLimitFilterConfig#identityResolver()}, by default the client address), hashed with
+ * ({@link HttpRateLimiterConfig#identityResolver()}, by default the client address), hashed with
  * {@link #partition(String)} (keyed with the identity secret when there is one), and takes the cost from that
  * client's budget:
  * <ul>
@@ -50,7 +50,7 @@ import java.util.concurrent.atomic.LongAdder;
  * (one budget for everyone) saves hops: a client over its own limit is refused after one.
  *
  * <p>A policy in shadow mode ({@link RateLimitPolicy#withShadow(boolean)}, or every policy with
- * {@link RateLimitFilterConfig.Builder#shadow(boolean)}) is decided and charged as if enforced, answers the
+ * {@link HttpRateLimiterConfig.Builder#shadow(boolean)}) is decided and charged as if enforced, answers the
  * same headers, but never refuses; its would-be refusals are counted apart ({@link #statistics()}, and
  * {@link DecisionResult#SHADOW_REFUSED} to its options' listeners, so {@code SluiceMetrics} tags them
  * {@code result=shadow_refused}). It does not change what the other policies are charged.
@@ -68,7 +68,7 @@ import java.util.concurrent.atomic.LongAdder;
 public final class HttpRateLimiter implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(HttpRateLimiter.class.getName());
 
-    private final RateLimitFilterConfig config;
+    private final HttpRateLimiterConfig config;
     private final Map<String, PartitionedRateLimiter<String>> limiters;
     private final Map<String, Counters> counters;
     /** The policies this instance decides by route; null for all of them. */
@@ -79,7 +79,7 @@ public final class HttpRateLimiter implements AutoCloseable {
      *
      * @throws IllegalArgumentException if a policy is not accepted by {@code limiters}
      */
-    public HttpRateLimiter(RateLimiters limiters, RateLimitFilterConfig config) {
+    public HttpRateLimiter(RateLimiters limiters, HttpRateLimiterConfig config) {
         Objects.requireNonNull(limiters, "limiters");
         this.config = Objects.requireNonNull(config, "config");
         Map<String, PartitionedRateLimiter<String>> created = new LinkedHashMap<>();
@@ -110,7 +110,7 @@ public final class HttpRateLimiter implements AutoCloseable {
      * identities differently would count each client under a key per secret, a budget each. Warns when a shared
      * store holds identities under plain SHA-256.
      */
-    private static void checkIdentityKeys(RateLimiters limiters, RateLimitFilterConfig config) {
+    private static void checkIdentityKeys(RateLimiters limiters, HttpRateLimiterConfig config) {
         if (config.policies().isEmpty()) {
             return;
         }
@@ -196,7 +196,7 @@ public final class HttpRateLimiter implements AutoCloseable {
     }
 
     /** The configuration in force. */
-    public RateLimitFilterConfig config() {
+    public HttpRateLimiterConfig config() {
         return config;
     }
 
@@ -243,14 +243,14 @@ public final class HttpRateLimiter implements AutoCloseable {
      */
     public CompletableFuture<HttpDecision> decideAsync(HttpRequestView request, List<String> policies) {
         Objects.requireNonNull(request, "request");
-        List<RateLimitFilterConfig.Applied> applied = new ArrayList<>(policies.size());
+        List<HttpRateLimiterConfig.Applied> applied = new ArrayList<>(policies.size());
         for (String name : policies) {
             RateLimitPolicy p = config.policies().get(name);
             if (p == null) {
                 throw new IllegalArgumentException("no policy '" + name + "'; defined policies: "
                         + config.policies().keySet());
             }
-            applied.add(new RateLimitFilterConfig.Applied(p, 1));
+            applied.add(new HttpRateLimiterConfig.Applied(p, 1));
         }
         return decide(request, applied, PartitionedRateLimiter::acquireAsync);
     }
@@ -267,7 +267,7 @@ public final class HttpRateLimiter implements AutoCloseable {
     }
 
     /**
-     * Whether identities are stored under a keyed hash (see {@link RateLimitFilterConfig#identitiesKeyed()}):
+     * Whether identities are stored under a keyed hash (see {@link HttpRateLimiterConfig#identitiesKeyed()}):
      * without one, anyone who can read the store can tell which client a key counts.
      */
     public boolean identitiesKeyed() {
@@ -282,7 +282,7 @@ public final class HttpRateLimiter implements AutoCloseable {
     public List<String> routedPolicies(HttpRequestView request) {
         Objects.requireNonNull(request, "request");
         List<String> names = new ArrayList<>();
-        for (RateLimitFilterConfig.Applied a : config.match(
+        for (HttpRateLimiterConfig.Applied a : config.match(
                 RequestMethods.of(request, config.strictMatching(), config.overridesMatter()), request.getPath())) {
             names.add(a.policy().name());
         }
@@ -299,7 +299,7 @@ public final class HttpRateLimiter implements AutoCloseable {
 
     private CompletableFuture<HttpDecision> decide(HttpRequestView request, Acquisition acquisition) {
         Objects.requireNonNull(request, "request");
-        List<RateLimitFilterConfig.Applied> applied =
+        List<HttpRateLimiterConfig.Applied> applied =
                 config.match(RequestMethods.of(request, config.strictMatching(), config.overridesMatter()),
                         request.getPath());
         if (routed != null && !applied.isEmpty()) {
@@ -312,10 +312,10 @@ public final class HttpRateLimiter implements AutoCloseable {
     }
 
     /** Decides {@code applied} for {@code request}: the answer, or 400 for an identity that cannot be a key. */
-    private CompletableFuture<HttpDecision> decide(HttpRequestView request, List<RateLimitFilterConfig.Applied> applied,
+    private CompletableFuture<HttpDecision> decide(HttpRequestView request, List<HttpRateLimiterConfig.Applied> applied,
             Acquisition acquisition) {
         List<PolicyStep> steps = new ArrayList<>(applied.size());
-        for (RateLimitFilterConfig.Applied a : applied) {
+        for (HttpRateLimiterConfig.Applied a : applied) {
             steps.add(new PolicyStep(request, a.policy(), a.cost(), false, acquisition));
         }
         return AllOrNothing.acquire("the policies of a request", steps, charged -> {

@@ -27,7 +27,7 @@ import java.util.TreeMap;
 import java.util.function.Function;
 
 /**
- * Turns {@link SluiceSettings} into a {@link RateLimitFilterConfig.Builder}, with the rules no type can state
+ * Turns {@link SluiceSettings} into a {@link HttpRateLimiterConfig.Builder}, with the rules no type can state
  * (ranges, what applies to which algorithm, names that must exist). Every error names the property, its value (as
  * written, when the source can say, else as the setting holds it) and what is allowed.
  */
@@ -74,11 +74,11 @@ final class SettingsRules {
      * Adds what {@code settings} set to {@code builder}; {@code written} gives a property's value as written, or
      * null, for messages.
      */
-    static void apply(SluiceSettings settings, Function<String, String> written, RateLimitFilterConfig.Builder builder) {
+    static void apply(SluiceSettings settings, Function<String, String> written, HttpRateLimiterConfig.Builder builder) {
         new SettingsRules(written).apply(settings, builder);
     }
 
-    private void apply(SluiceSettings s, RateLimitFilterConfig.Builder builder) {
+    private void apply(SluiceSettings s, HttpRateLimiterConfig.Builder builder) {
         ClientSettings client = s.client();
         String base = PREFIX + "client.";
         if (client.identity() != null) {

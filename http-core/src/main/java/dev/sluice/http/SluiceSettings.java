@@ -11,8 +11,8 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * The {@code sluice.*} settings, typed: the one model that both {@link RateLimitFilterConfig#fromProperties} and
- * Spring Boot's binder fill, and {@link RateLimitFilterConfig#from(SluiceSettings)} validates. Each property is
+ * The {@code sluice.*} settings, typed: the one model that both {@link HttpRateLimiterConfig#fromProperties} and
+ * Spring Boot's binder fill, and {@link HttpRateLimiterConfig#from(SluiceSettings)} validates. Each property is
  * named after its record component in kebab case ({@code permitLimit} is {@code permit-limit}); a {@code null}
  * component is a setting that is not set, and takes the default the module README lists. Values are checked
  * when the configuration is built, not here, so that every error names the property.
@@ -178,13 +178,13 @@ public record SluiceSettings(Map<String, PolicySettings> policies, Map<String, R
     /**
      * Problem bodies.
      *
-     * @param type the {@code type} of 429 problem bodies (default {@link RateLimitFilterConfig#QUOTA_EXCEEDED})
+     * @param type the {@code type} of 429 problem bodies (default {@link HttpRateLimiterConfig#QUOTA_EXCEEDED})
      */
     public record ProblemSettings(URI type) {
 
         /** The default type is filled in. */
         public ProblemSettings {
-            type = type == null ? RateLimitFilterConfig.QUOTA_EXCEEDED : type;
+            type = type == null ? HttpRateLimiterConfig.QUOTA_EXCEEDED : type;
         }
     }
 

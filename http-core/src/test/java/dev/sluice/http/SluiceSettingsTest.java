@@ -46,8 +46,8 @@ final class SluiceSettingsTest {
                 sluice.routes.1.policy=login
                 sluice.routes.1.cost=2
                 """));
-        RateLimitFilterConfig read = RateLimitFilterConfig.fromProperties(p);
-        RateLimitFilterConfig built = RateLimitFilterConfig.from(settings(fixedWindow(10, Duration.ofMinutes(1))));
+        HttpRateLimiterConfig read = HttpRateLimiterConfig.fromProperties(p);
+        HttpRateLimiterConfig built = HttpRateLimiterConfig.from(settings(fixedWindow(10, Duration.ofMinutes(1))));
         assertEquals(LimitSpec.fixedWindow(10, Duration.ofMinutes(1)), built.policies().get("login").spec());
         assertEquals(read.policies().get("login").spec(), built.policies().get("login").spec());
         assertEquals(read.policies().get("login").options().toString(), built.policies().get("login").options().toString());
@@ -60,22 +60,22 @@ final class SluiceSettingsTest {
     void typedValues_heldToTheReadersRules_namingTheProperty() {
         assertEquals("invalid property sluice.policies.login.permit-limit='0'; expected a whole number between 1"
                         + " and 1000000000",
-                assertThrows(IllegalArgumentException.class, () -> RateLimitFilterConfig.from(
+                assertThrows(IllegalArgumentException.class, () -> HttpRateLimiterConfig.from(
                         settings(fixedWindow(0, Duration.ofMinutes(1))))).getMessage());
         assertEquals("invalid property sluice.policies.login.window='-PT1M'; expected "
                         + PropertiesReader.DURATION_EXPECTED,
-                assertThrows(IllegalArgumentException.class, () -> RateLimitFilterConfig.from(
+                assertThrows(IllegalArgumentException.class, () -> HttpRateLimiterConfig.from(
                         settings(fixedWindow(10, Duration.ofMinutes(-1))))).getMessage());
         // As written, when the source can say.
         assertEquals("invalid property sluice.policies.login.permit-limit='00'; expected a whole number between 1"
                         + " and 1000000000",
-                assertThrows(IllegalArgumentException.class, () -> RateLimitFilterConfig.builder()
+                assertThrows(IllegalArgumentException.class, () -> HttpRateLimiterConfig.builder()
                         .settings(settings(fixedWindow(0, Duration.ofMinutes(1))),
                                 k -> k.endsWith("permit-limit") ? "00" : null)
                         .build()).getMessage());
         PolicySettings withBurst = new PolicySettings(Algorithm.FIXED_WINDOW, 10L, Duration.ofMinutes(1), null, null,
                 null, 5L, null, null, null, null, null, null, null, null);
-        assertTrue(assertThrows(IllegalArgumentException.class, () -> RateLimitFilterConfig.from(settings(withBurst)))
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> HttpRateLimiterConfig.from(settings(withBurst)))
                 .getMessage().startsWith("unknown property sluice.policies.login.burst='5' for algorithm fixed-window;"));
     }
 

@@ -1,6 +1,6 @@
 package dev.sluice.spring;
 
-import dev.sluice.http.RateLimitFilterConfig;
+import dev.sluice.http.HttpRateLimiterConfig;
 import dev.sluice.http.SluiceSettings;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -70,7 +70,7 @@ public class SluiceProperties {
     static dev.sluice.limiter.Capacity capacityOf(Environment environment) {
         try {
             return Binder.get(environment).bind("sluice.capacity", Bindable.of(SluiceSettings.CapacitySettings.class),
-                    SluiceBinding.handler()).map(c -> RateLimitFilterConfig.builder()
+                    SluiceBinding.handler()).map(c -> HttpRateLimiterConfig.builder()
                             .settings(new SluiceSettings(null, null, null, false, false, null, null, c),
                                     written(environment))
                             .build().capacity())

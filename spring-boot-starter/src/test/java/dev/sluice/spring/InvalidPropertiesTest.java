@@ -3,7 +3,7 @@ package dev.sluice.spring;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.sluice.http.RateLimitFilterConfig;
+import dev.sluice.http.HttpRateLimiterConfig;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
@@ -155,7 +155,7 @@ class InvalidPropertiesTest {
             p.setProperty(a.substring(0, a.indexOf('=')), a.substring(a.indexOf('=') + 1));
         }
         List<String> captured = new ArrayList<>();
-        assertThatThrownBy(() -> RateLimitFilterConfig.fromProperties(p)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> HttpRateLimiterConfig.fromProperties(p)).isInstanceOf(IllegalArgumentException.class)
                 .satisfies(e -> captured.add(e.getMessage()));
         return captured.get(0);
     }
