@@ -23,7 +23,7 @@ import java.util.function.Function;
  * Boot's binder fills), or from {@link Properties} with {@link #fromProperties(Properties)}.
  *
  * <p>Properties (every key under {@code sluice.}; an unknown key is an error, so typos do not pass
- * silently) are the components of {@link SluiceSettings}, named in kebab case; the module's README has the
+ * silently) are the settings of {@link SluiceSettings}, named in kebab case; the module's README has the
  * reference table, with each default and what is allowed:
  * <pre>
  * sluice.policies.login.algorithm=sliding-log

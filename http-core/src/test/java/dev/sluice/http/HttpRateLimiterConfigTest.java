@@ -192,13 +192,13 @@ final class HttpRateLimiterConfigTest {
         assertEquals(Durability.EPHEMERAL, config(LOGIN + "sluice.policies.login.durability=ephemeral\n")
                 .policies().get("login").options().durability());
         assertEquals(Durability.REPLICATED, config(LOGIN).policies().get("login").options().durability());
-        assertEquals("invalid property sluice.policies.login.durability='async'; expected one of replicated,"
-                + " replicated-async, ephemeral", error(LOGIN + "sluice.policies.login.durability=async\n"));
+        assertEquals("invalid property sluice.policies.login.durability='async'; expected one of [replicated,"
+                + " ephemeral, replicated-async]", error(LOGIN + "sluice.policies.login.durability=async\n"));
     }
 
     @Test
     void badFailureMode_namesChoices() {
-        assertEquals("invalid property sluice.policies.login.failure-mode='open'; expected one of allow, deny, throw",
+        assertEquals("invalid property sluice.policies.login.failure-mode='open'; expected one of [throw, allow, deny]",
                 error(LOGIN + "sluice.policies.login.failure-mode=open\n"));
     }
 
@@ -360,7 +360,7 @@ final class HttpRateLimiterConfigTest {
                         """)).capacity());
         assertEquals(dev.sluice.limiter.Capacity.maxKeys(1_000), HttpRateLimiterConfig.fromProperties(props(LOGIN
                 + "sluice.capacity.max-bytes=400000\n")).capacity());
-        assertEquals("sluice.capacity.policy='lru' is not a policy; expected one of [overflow, refuse-new-keys,"
+        assertEquals("invalid property sluice.capacity.policy='lru'; expected one of [overflow, refuse-new-keys,"
                 + " evict-resetting-budgets]", error(LOGIN + "sluice.capacity.policy=lru\n"));
         assertEquals("invalid property sluice.capacity.max-keys='0'; expected a whole number between 1 and 2147483647",
                 error(LOGIN + "sluice.capacity.max-keys=0\n"));

@@ -158,7 +158,9 @@ final class IdentityKeysTest {
 
     @Test
     void settingsToString_neverShowsTheSecret() {
-        String text = new SluiceSettings.ClientSettings(null, null, null, false, null, SECRET).toString();
+        SluiceSettings.ClientSettings client = new SluiceSettings.ClientSettings();
+        client.setIdentitySecret(SECRET);
+        String text = client.toString();
         assertFalse(text.contains(SECRET), text);
         assertTrue(text.contains("identitySecret=(set)"), text);
     }

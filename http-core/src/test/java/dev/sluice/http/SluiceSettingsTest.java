@@ -23,14 +23,24 @@ import org.junit.jupiter.api.Test;
 final class SluiceSettingsTest {
 
     private static PolicySettings fixedWindow(long limit, Duration window) {
-        return new PolicySettings(Algorithm.FIXED_WINDOW, limit, window, null, null, null, null, null, null,
-                FailureMode.DENY, null, null, null, null, null);
+        PolicySettings p = new PolicySettings();
+        p.setAlgorithm(Algorithm.FIXED_WINDOW);
+        p.setPermitLimit(limit);
+        p.setWindow(window);
+        p.setFailureMode(FailureMode.DENY);
+        return p;
     }
 
     private static SluiceSettings settings(PolicySettings login) {
-        return new SluiceSettings(Map.of("login", login),
-                Map.of("1", new RouteSettings("/login", List.of("POST"), List.of("login"), 2L)), null, false, false,
-                null, null, null);
+        RouteSettings route = new RouteSettings();
+        route.setPattern("/login");
+        route.setMethods(List.of("POST"));
+        route.setPolicy(List.of("login"));
+        route.setCost(2L);
+        SluiceSettings settings = new SluiceSettings();
+        settings.setPolicies(Map.of("login", login));
+        settings.setRoutes(Map.of("1", route));
+        return settings;
     }
 
     @Test
@@ -53,7 +63,8 @@ final class SluiceSettingsTest {
         assertEquals(read.policies().get("login").options().toString(), built.policies().get("login").options().toString());
         assertEquals(read.routes(), built.routes());
         assertEquals(read.toString(), built.toString());
-        assertEquals(SluiceSettings.defaults(), PropertiesReader.read(new Properties()));
+        assertEquals(HttpRateLimiterConfig.builder().build().toString(),
+                HttpRateLimiterConfig.from(PropertiesReader.read(new Properties())).toString());
     }
 
     @Test
@@ -63,7 +74,7 @@ final class SluiceSettingsTest {
                 assertThrows(IllegalArgumentException.class, () -> HttpRateLimiterConfig.from(
                         settings(fixedWindow(0, Duration.ofMinutes(1))))).getMessage());
         assertEquals("invalid property sluice.policies.login.window='-PT1M'; expected "
-                        + PropertiesReader.DURATION_EXPECTED,
+                        + SettingText.DURATION_EXPECTED,
                 assertThrows(IllegalArgumentException.class, () -> HttpRateLimiterConfig.from(
                         settings(fixedWindow(10, Duration.ofMinutes(-1))))).getMessage());
         // As written, when the source can say.
@@ -73,8 +84,8 @@ final class SluiceSettingsTest {
                         .settings(settings(fixedWindow(0, Duration.ofMinutes(1))),
                                 k -> k.endsWith("permit-limit") ? "00" : null)
                         .build()).getMessage());
-        PolicySettings withBurst = new PolicySettings(Algorithm.FIXED_WINDOW, 10L, Duration.ofMinutes(1), null, null,
-                null, 5L, null, null, null, null, null, null, null, null);
+        PolicySettings withBurst = fixedWindow(10, Duration.ofMinutes(1));
+        withBurst.setBurst(5L);
         assertTrue(assertThrows(IllegalArgumentException.class, () -> HttpRateLimiterConfig.from(settings(withBurst)))
                 .getMessage().startsWith("unknown property sluice.policies.login.burst='5' for algorithm fixed-window;"));
     }
@@ -85,7 +96,7 @@ final class SluiceSettingsTest {
                 + " any case)", assertThrows(IllegalArgumentException.class,
                         () -> SluiceSettings.checkWritten("sluice.shadow", "maybe")).getMessage());
         assertDoesNotThrow(() -> SluiceSettings.checkWritten("sluice.shadow", "yes"));
-        assertEquals("invalid property sluice.policies.p.window='60'; expected " + PropertiesReader.DURATION_EXPECTED,
+        assertEquals("invalid property sluice.policies.p.window='60'; expected " + SettingText.DURATION_EXPECTED,
                 assertThrows(IllegalArgumentException.class,
                         () -> SluiceSettings.checkWritten("sluice.policies.p.window", "60")).getMessage());
         assertDoesNotThrow(() -> SluiceSettings.checkWritten("sluice.policies.p.window", "1m"));
@@ -96,14 +107,14 @@ final class SluiceSettingsTest {
     /** The rule tables name only settings the model has. */
     @Test
     void ruleTables_nameSettingsOfTheModel() {
-        Set<String> policy = new TreeSet<>(PropertiesReader.names(PolicySettings.class));
+        Set<String> policy = new TreeSet<>(PropertiesReader.settings(PolicySettings.class).keySet());
         PropertiesReader.ALGORITHM_KEYS.values().forEach(keys -> assertTrue(policy.containsAll(keys), keys.toString()));
         assertEquals(PropertiesReader.ALGORITHMS, LimitSpec.ALGORITHMS.stream()
                 .filter(a -> !a.equals(LimitSpec.ALL_OF)).toList());
         Set<String> all = new TreeSet<>(policy);
-        all.addAll(PropertiesReader.names(RouteSettings.class));
-        all.addAll(PropertiesReader.names(SluiceSettings.ClientSettings.class));
-        all.addAll(PropertiesReader.names(SluiceSettings.CapacitySettings.class));
-        assertTrue(all.containsAll(PropertiesReader.RANGES.keySet()), PropertiesReader.RANGES.keySet().toString());
+        all.addAll(PropertiesReader.settings(RouteSettings.class).keySet());
+        all.addAll(PropertiesReader.settings(SluiceSettings.ClientSettings.class).keySet());
+        all.addAll(PropertiesReader.settings(SluiceSettings.CapacitySettings.class).keySet());
+        assertTrue(all.containsAll(SettingText.RANGES.keySet()), SettingText.RANGES.keySet().toString());
     }
 }

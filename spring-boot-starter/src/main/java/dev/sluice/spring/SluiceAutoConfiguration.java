@@ -42,7 +42,7 @@ public class SluiceAutoConfiguration {
         try {
             properties.getPrefilter().modeName(); // validated with the rest, at start-up
             HttpRateLimiterConfig.Builder builder =
-                    HttpRateLimiterConfig.builder().settings(properties.settings(), SluiceProperties.written(environment));
+                    HttpRateLimiterConfig.builder().settings(properties, SluiceProperties.written(environment));
             listeners.orderedStream().forEach(builder::listener);
             return builder.build();
         } catch (IllegalArgumentException e) {

@@ -63,16 +63,16 @@ final class SluiceFilterPlacement {
      */
     static Map<String, List<String>> identities(SluiceProperties properties, HttpRateLimiterConfig config) {
         SluiceSettings.ClientSettings client = properties.getClient();
-        List<String> fallback = client != null && client.identity() != null && !client.identity().isEmpty()
-                ? client.identity()
-                : client != null && client.apiKeyHeader() != null ? List.of("api-key") : List.of("address");
+        List<String> fallback = client.getIdentity() != null && !client.getIdentity().isEmpty()
+                ? client.getIdentity()
+                : client.getApiKeyHeader() != null ? List.of("api-key") : List.of("address");
         Map<String, List<String>> identities = new LinkedHashMap<>();
         for (String name : config.policies().keySet()) {
             SluiceSettings.PolicySettings p = properties.getPolicies().get(name);
             if (p == null) {
                 identities.put(name, List.of("custom"));
             } else {
-                identities.put(name, p.identity() != null && !p.identity().isEmpty() ? p.identity() : fallback);
+                identities.put(name, p.getIdentity() != null && !p.getIdentity().isEmpty() ? p.getIdentity() : fallback);
             }
         }
         return identities;

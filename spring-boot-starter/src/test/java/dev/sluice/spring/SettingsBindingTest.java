@@ -103,7 +103,7 @@ class SettingsBindingTest {
             assertThat(context).hasNotFailed();
             HttpRateLimiterConfig bound = context.getBean(HttpRateLimiterConfig.class);
             assertThat(describe(bound)).isEqualTo(expected);
-            assertThat(describe(HttpRateLimiterConfig.from(context.getBean(SluiceProperties.class).settings())))
+            assertThat(describe(HttpRateLimiterConfig.from(context.getBean(SluiceProperties.class))))
                     .isEqualTo(expected);
         });
 
