@@ -12,4 +12,17 @@ module dev.sluice.limiter {
     exports dev.sluice.limiter.micrometer;
     exports dev.sluice.limiter.spi to dev.sluice.hazelcast, dev.sluice.jcache;
     exports dev.sluice.limiter.algorithm to dev.sluice.hazelcast, dev.sluice.jcache;
+
+    // Every algorithm, here and in META-INF/services for the class path; AlgorithmsRegistrationTest keeps the two
+    // lists the same.
+    uses dev.sluice.limiter.algorithm.Algorithm;
+    provides dev.sluice.limiter.algorithm.Algorithm with
+            dev.sluice.limiter.algorithm.FixedWindowStep,
+            dev.sluice.limiter.algorithm.SlidingWindowStep,
+            dev.sluice.limiter.algorithm.SlidingLogStep,
+            dev.sluice.limiter.algorithm.SlidingCounterStep,
+            dev.sluice.limiter.algorithm.TokenBucketStep,
+            dev.sluice.limiter.algorithm.GcraStep,
+            dev.sluice.limiter.algorithm.ConcurrencyStep,
+            dev.sluice.limiter.algorithm.CompositeStep;
 }

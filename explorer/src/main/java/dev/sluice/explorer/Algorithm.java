@@ -1,84 +1,73 @@
 package dev.sluice.explorer;
 
+import dev.sluice.limiter.AlgorithmDescription;
 import dev.sluice.limiter.LimitSpec;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 
 /**
- * The rate algorithms the explorer compares, each configured to allow the same limit per window: the window
- * algorithms directly, the token bucket and GCRA as that rate with a burst of one limit. Concurrency limits
- * work in flight, not a rate, and a composite is a combination of these, so neither is a lane.
+ * A lane: one rate algorithm of the catalogue ({@link AlgorithmDescription#all()}), set to allow the same limit per
+ * window as the others ({@link AlgorithmDescription#rateSpec}). Concurrency limits work in flight, not a rate, and
+ * a composite is a combination of these, so neither is a lane. The lanes are made once, so {@code ==} compares them.
  */
-enum Algorithm {
-    FIXED_WINDOW("fixed window", Relation.OTHER_RULE),
-    SLIDING_WINDOW("sliding window", Relation.APPROXIMATION),
-    SLIDING_LOG("sliding log", Relation.EXACT),
-    SLIDING_COUNTER("sliding counter", Relation.APPROXIMATION),
-    TOKEN_BUCKET("token bucket", Relation.OTHER_RULE),
-    GCRA("GCRA", Relation.OTHER_RULE);
+final class Algorithm {
+    private static final List<Algorithm> ALL = AlgorithmDescription.all().stream()
+            .filter(AlgorithmDescription::hasRateForm).map(Algorithm::new).toList();
 
-    /** How an algorithm's decisions relate to the exact sliding log's. */
-    enum Relation {
-        /** It is the sliding log. */
-        EXACT,
-        /** It estimates the sliding log with less state; where it decides otherwise, it errs. */
-        APPROXIMATION,
-        /** It enforces another rule, so deciding otherwise is its design, not an error. */
-        OTHER_RULE
+    /** The exact one, every other lane's reference. */
+    static final Algorithm SLIDING_LOG = named(LimitSpec.SLIDING_LOG);
+
+    private final AlgorithmDescription description;
+
+    private Algorithm(AlgorithmDescription description) {
+        this.description = description;
     }
 
-    private final String label;
-    private final Relation relation;
-
-    Algorithm(String label, Relation relation) {
-        this.label = label;
-        this.relation = relation;
+    /** Every lane, in the order of the algorithms' ids. */
+    static List<Algorithm> values() {
+        return ALL;
     }
 
-    Relation relation() {
-        return relation;
+    /** The lane of the algorithm settings call {@code name}. */
+    static Algorithm named(String name) {
+        return ALL.stream().filter(a -> a.description.name().equals(name)).findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("no rate algorithm named " + name));
     }
 
-    /** The lane's name, e.g. {@code sliding window (6 segments)}. */
+    /** Its place among the lanes. */
+    int index() {
+        return ALL.indexOf(this);
+    }
+
+    /** How its decisions relate to the exact sliding log's. */
+    AlgorithmDescription.Accuracy relation() {
+        return description.accuracy();
+    }
+
+    /** The lane's name, e.g. {@code sliding window (6 segments)}: its label and the values the settings chose. */
     String label(Settings s) {
-        return this == SLIDING_WINDOW ? label + " (" + s.segments() + " segments)" : label;
+        StringBuilder label = new StringBuilder(description.label());
+        long[] values = description.values(spec(s));
+        for (AlgorithmDescription.Parameter p : description.rateChoices()) {
+            long value = values[description.parameters().indexOf(p)];
+            label.append(" (").append(value).append(' ').append(p.unit().word()).append(')');
+        }
+        return label.toString();
     }
 
     LimitSpec spec(Settings s) {
-        long limit = s.limit();
-        Duration window = Duration.ofMillis(s.windowMillis());
-        return switch (this) {
-            case FIXED_WINDOW -> LimitSpec.fixedWindow(limit, window);
-            case SLIDING_WINDOW -> LimitSpec.slidingWindow(limit, window, s.segments());
-            case SLIDING_LOG -> LimitSpec.slidingLog(limit, window);
-            case SLIDING_COUNTER -> LimitSpec.slidingCounter(limit, window);
-            case TOKEN_BUCKET -> {
-                // The finest whole-millisecond refill that adds exactly a limit per window.
-                long g = gcd(limit, s.windowMillis());
-                yield LimitSpec.tokenBucket(limit, limit / g, Duration.ofMillis(s.windowMillis() / g));
-            }
-            case GCRA -> LimitSpec.gcra(limit, window, limit);
-        };
+        return description.rateSpec(s.limit(), Duration.ofMillis(s.windowMillis()),
+                Map.of("segmentsPerWindow", s.segments()));
     }
 
     /** The spec as its factory call, e.g. {@code tokenBucket(100, 1, 600ms)}. */
     String factoryCall(Settings s) {
-        String window = Settings.formatDuration(s.windowMillis());
-        LimitSpec spec = spec(s);
-        return switch (this) {
-            case FIXED_WINDOW -> "fixedWindow(" + s.limit() + ", " + window + ")";
-            case SLIDING_WINDOW -> "slidingWindow(" + s.limit() + ", " + window + ", " + s.segments() + ")";
-            case SLIDING_LOG -> "slidingLog(" + s.limit() + ", " + window + ")";
-            case SLIDING_COUNTER -> "slidingCounter(" + s.limit() + ", " + window + ")";
-            case TOKEN_BUCKET -> {
-                LimitSpec.TokenBucket tb = (LimitSpec.TokenBucket) spec;
-                yield "tokenBucket(" + tb.tokenLimit() + ", " + tb.tokensPerPeriod() + ", "
-                        + Settings.formatDuration(tb.replenishmentPeriodMillis()) + ")";
-            }
-            case GCRA -> "gcra(" + s.limit() + ", " + window + ", " + s.limit() + ")";
-        };
+        return description.factoryCall(spec(s), d -> Settings.formatDuration(d.toMillis()));
     }
 
-    private static long gcd(long a, long b) {
-        return b == 0 ? a : gcd(b, a % b);
+    @Override
+    public String toString() {
+        return description.name();
     }
 }

@@ -66,15 +66,12 @@ final class Charts {
         return FRAME_HEIGHT + lanes * LANE_HEIGHT + CURVE_HEIGHT;
     }
 
+    /** ColorBrewer's Set1 in lane order, so each lane keeps its colour while lanes are only added after it. */
+    private static final int[] PALETTE = {0xE41A1C, 0xFF7F00, 0x377EB8, 0x4DAF4A, 0x984EA3, 0xA65628, 0xF781BF,
+        0x999999};
+
     static Color color(Algorithm algorithm) {
-        return switch (algorithm) {
-            case FIXED_WINDOW -> new Color(0xE41A1C);
-            case SLIDING_WINDOW -> new Color(0xFF7F00);
-            case SLIDING_LOG -> new Color(0x377EB8);
-            case SLIDING_COUNTER -> new Color(0x4DAF4A);
-            case TOKEN_BUCKET -> new Color(0x984EA3);
-            case GCRA -> new Color(0xA65628);
-        };
+        return new Color(PALETTE[algorithm.index() % PALETTE.length]);
     }
 
     static JFreeChart chart(Settings settings, Trace trace, List<Run> runs) {

@@ -44,7 +44,7 @@ final class ExplorerTest {
         assertTrue(GraphicsEnvironment.isHeadless(), "the test JVM is headless, as the command's is");
         assertEquals(0, run(with(SMALL, "--out", dir.toString())), err.toString(StandardCharsets.UTF_8));
 
-        int height = Charts.height(Algorithm.values().length);
+        int height = Charts.height(Algorithm.values().size());
         for (TraceKind kind : TraceKind.values()) {
             BufferedImage png = ImageIO.read(dir.resolve(kind.id() + ".png").toFile());
             assertEquals(Charts.WIDTH, png.getWidth(), kind.id());

@@ -4,13 +4,16 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sluice.limiter.LimitSpec;
 import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The measurement itself (checked against a brute-force count) and the figures it gives on the default settings
@@ -23,7 +26,7 @@ final class RunTest {
     @BeforeAll
     static void runDefaults() {
         for (List<Run> runs : Explorer.explore(Settings.DEFAULTS)) {
-            Map<Algorithm, Run> byAlgorithm = new EnumMap<>(Algorithm.class);
+            Map<Algorithm, Run> byAlgorithm = new HashMap<>();
             for (Run run : runs) {
                 byAlgorithm.put(run.algorithm(), run);
             }
@@ -102,7 +105,7 @@ final class RunTest {
 
     @Test
     void fixedWindow_boundaryTrace_admitsTwiceTheLimitInOneWindowLongInterval() {
-        Run fixed = run(TraceKind.BOUNDARY, Algorithm.FIXED_WINDOW);
+        Run fixed = run(TraceKind.BOUNDARY, Algorithm.named(LimitSpec.FIXED_WINDOW));
         assertEquals(2.0, fixed.maxInWindowRatio());
         assertEquals(0, fixed.refused(), "both halves of every burst are admitted");
         assertEquals(1.0, run(TraceKind.BOUNDARY, Algorithm.SLIDING_LOG).maxInWindowRatio());
@@ -122,7 +125,7 @@ final class RunTest {
     /** The README's figure: the 6-segment window exceeds the limit by about one segment's share on steady 2×. */
     @Test
     void slidingWindow_steadyDouble_exceedsTheLimitByAboutOneSegment() {
-        Run window = run(TraceKind.STEADY_DOUBLE, Algorithm.SLIDING_WINDOW);
+        Run window = run(TraceKind.STEADY_DOUBLE, Algorithm.named(LimitSpec.SLIDING_WINDOW));
         assertTrue(window.maxInWindowRatio() > 1.0 && window.maxInWindowRatio() <= 1.0 + 1.0 / 6 + 0.1,
                 "max " + window.maxInWindowRatio());
     }
@@ -133,7 +136,7 @@ final class RunTest {
      */
     @Test
     void slidingCounter_steadyDouble_withinTheStatedShares() {
-        Run counter = run(TraceKind.STEADY_DOUBLE, Algorithm.SLIDING_COUNTER);
+        Run counter = run(TraceKind.STEADY_DOUBLE, Algorithm.named(LimitSpec.SLIDING_COUNTER));
         double decisions = counter.trace().size();
         assertTrue(counter.wronglyAllowed() / decisions < 0.05, "wrongly allowed " + counter.wronglyAllowed());
         assertTrue(counter.wronglyRefused() / decisions < 0.40, "wrongly refused " + counter.wronglyRefused());
@@ -145,13 +148,13 @@ final class RunTest {
     /** Bursts after idleness: the bucket's full burst plus its refill exceeds a sliding window's limit. */
     @Test
     void tokenBucket_bursty_burstAfterIdlenessExceedsTheLimitInAWindow() {
-        assertTrue(run(TraceKind.BURSTY, Algorithm.TOKEN_BUCKET).maxInWindowRatio() > 1.9);
-        assertTrue(run(TraceKind.BURSTY, Algorithm.GCRA).maxInWindowRatio() > 1.9);
+        assertTrue(run(TraceKind.BURSTY, Algorithm.named(LimitSpec.TOKEN_BUCKET)).maxInWindowRatio() > 1.9);
+        assertTrue(run(TraceKind.BURSTY, Algorithm.named(LimitSpec.GCRA)).maxInWindowRatio() > 1.9);
     }
 
     /** Far below the limit every algorithm admits everything, as the log does: no decision differs. */
     @ParameterizedTest
-    @EnumSource(Algorithm.class)
+    @MethodSource("dev.sluice.explorer.Algorithm#values")
     void steadyHalf_everyAlgorithmDecidesAsTheLog(Algorithm algorithm) {
         Run run = run(TraceKind.STEADY_HALF, algorithm);
         assertEquals(0, run.refused());

@@ -1,15 +1,14 @@
 package dev.sluice.limiter;
 
-import static dev.sluice.limiter.Checks.checkRange;
-import static dev.sluice.limiter.Checks.toMillis;
-
 import java.time.Duration;
 import java.util.List;
 
 /**
  * What a limiter enforces: an algorithm and its parameters. Every spec is an immutable, validated
  * record; invalid values fail at construction with an {@link IllegalArgumentException} that names the
- * field, the value and the allowed range. Durations are whole milliseconds.
+ * field, the value and the allowed range. Durations are whole milliseconds. Each algorithm is described once
+ * ({@link AlgorithmDescription}): its parameters' bounds are what a record's validation checks, and a spec of a
+ * type no description names is refused by every limiter.
  *
  * <p>Which to choose:
  * <ul>
@@ -24,7 +23,7 @@ import java.util.List;
  *       in one step.
  * </ul>
  */
-public sealed interface LimitSpec {
+public interface LimitSpec {
 
     /** Largest permit limit any spec accepts; keeps all arithmetic on the state free of overflow. */
     long MAX_LIMIT = 1_000_000_000L;
@@ -57,15 +56,16 @@ public sealed interface LimitSpec {
     String CONCURRENCY = "concurrency";
     /** The {@link #algorithm()} name of composite specs ({@link #allOf}). */
     String ALL_OF = "all-of";
-    /** Every algorithm's name, in the order of their state ids (the first is id 1). */
-    List<String> ALGORITHMS = List.of(FIXED_WINDOW, SLIDING_WINDOW, SLIDING_LOG, SLIDING_COUNTER, TOKEN_BUCKET, GCRA,
-            CONCURRENCY, ALL_OF);
+    /** Every algorithm's name, in the order of their ids: {@link AlgorithmDescription#all()}'s names. */
+    List<String> ALGORITHMS = new AlgorithmNames();
 
     /** The most permits one request may ask for. */
     long limit();
 
-    /** The algorithm's stable, short name, e.g. {@code "token-bucket"}. */
-    String algorithm();
+    /** The algorithm's stable, short name, e.g. {@code "token-bucket"}: its {@link AlgorithmDescription#name()}. */
+    default String algorithm() {
+        return AlgorithmDescription.of(this).name();
+    }
 
     /**
      * Checks the permits one request asks for: between 0 (a probe, which consumes nothing) and
@@ -82,40 +82,40 @@ public sealed interface LimitSpec {
 
     /** Fixed windows aligned to the epoch, each admitting up to {@code permitLimit}. */
     static FixedWindow fixedWindow(long permitLimit, Duration window) {
-        return new FixedWindow(permitLimit, toMillis("window", window, 1, MAX_DURATION.toMillis()));
+        return new FixedWindow(permitLimit, millis(FixedWindow.class, "window", window));
     }
 
     /** A window of {@code segmentsPerWindow} segments; permits return when their segment leaves the window. */
     static SlidingWindow slidingWindow(long permitLimit, Duration window, int segmentsPerWindow) {
-        return new SlidingWindow(permitLimit, toMillis("window", window, 1, MAX_DURATION.toMillis()),
+        return new SlidingWindow(permitLimit, millis(SlidingWindow.class, "window", window),
                 segmentsPerWindow);
     }
 
     /** Exact: at most {@code permitLimit} admissions in any interval one window long. */
     static SlidingLog slidingLog(long permitLimit, Duration window) {
-        return new SlidingLog(permitLimit, toMillis("window", window, 1, MAX_DURATION.toMillis()));
+        return new SlidingLog(permitLimit, millis(SlidingLog.class, "window", window));
     }
 
     /** The previous window's count weighted by its overlap, plus the current window's count. */
     static SlidingCounter slidingCounter(long permitLimit, Duration window) {
-        return new SlidingCounter(permitLimit, toMillis("window", window, 1, MAX_DURATION.toMillis()));
+        return new SlidingCounter(permitLimit, millis(SlidingCounter.class, "window", window));
     }
 
     /** Starts full at {@code tokenLimit}; adds {@code tokensPerPeriod} every {@code replenishmentPeriod}. */
     static TokenBucket tokenBucket(long tokenLimit, long tokensPerPeriod, Duration replenishmentPeriod) {
         return new TokenBucket(tokenLimit, tokensPerPeriod,
-                toMillis("replenishmentPeriod", replenishmentPeriod, 1, MAX_DURATION.toMillis()));
+                millis(TokenBucket.class, "replenishmentPeriod", replenishmentPeriod));
     }
 
     /** Generic cell rate: {@code permitsPerPeriod} per {@code period}, up to {@code burst} at once. */
     static Gcra gcra(long permitsPerPeriod, Duration period, long burst) {
-        return new Gcra(permitsPerPeriod, toMillis("period", period, 1, MAX_DURATION.toMillis()), burst);
+        return new Gcra(permitsPerPeriod, millis(Gcra.class, "period", period), burst);
     }
 
     /** At most {@code permitLimit} permits held at once; each lease expires after {@code leaseDuration}. */
     static Concurrency concurrency(long permitLimit, Duration leaseDuration) {
         return new Concurrency(permitLimit,
-                toMillis("leaseDuration", leaseDuration, Concurrency.MIN_LEASE_MILLIS, MAX_DURATION.toMillis()));
+                millis(Concurrency.class, "leaseDuration", leaseDuration));
     }
 
     /**
@@ -135,15 +135,18 @@ public sealed interface LimitSpec {
         return concurrency(permitLimit, DEFAULT_LEASE_DURATION);
     }
 
+    /** A duration parameter of {@code type}'s algorithm in whole milliseconds, within the bounds it describes. */
+    private static long millis(Class<? extends LimitSpec> type, String parameter, Duration value) {
+        return AlgorithmDescription.of(type).parameter(parameter).orElseThrow().valueOf(value);
+    }
+
     /** Fixed windows aligned to the epoch. */
     record FixedWindow(long permitLimit, long windowMillis) implements LimitSpec {
         public FixedWindow {
-            checkRange("permitLimit", permitLimit, 1, MAX_LIMIT);
-            checkRange("windowMillis", windowMillis, 1, MAX_DURATION.toMillis());
+            AlgorithmDescription.of(FixedWindow.class).check(permitLimit, windowMillis);
         }
 
         @Override public long limit() { return permitLimit; }
-        @Override public String algorithm() { return FIXED_WINDOW; }
         public Duration window() { return Duration.ofMillis(windowMillis); }
     }
 
@@ -152,9 +155,7 @@ public sealed interface LimitSpec {
         public static final int MAX_SEGMENTS = 1_000;
 
         public SlidingWindow {
-            checkRange("permitLimit", permitLimit, 1, MAX_LIMIT);
-            checkRange("windowMillis", windowMillis, 1, MAX_DURATION.toMillis());
-            checkRange("segmentsPerWindow", segmentsPerWindow, 1, MAX_SEGMENTS);
+            AlgorithmDescription.of(SlidingWindow.class).check(permitLimit, windowMillis, segmentsPerWindow);
             if (segmentsPerWindow > windowMillis) {
                 throw new IllegalParameterException("segmentsPerWindow", "segmentsPerWindow must be between 1 and "
                         + windowMillis + " (segments of at least 1 ms in a window of " + windowMillis + " ms), was "
@@ -167,7 +168,6 @@ public sealed interface LimitSpec {
         }
 
         @Override public long limit() { return permitLimit; }
-        @Override public String algorithm() { return SLIDING_WINDOW; }
         public Duration window() { return Duration.ofMillis(windowMillis); }
         public long segmentMillis() { return windowMillis / segmentsPerWindow; }
     }
@@ -175,55 +175,45 @@ public sealed interface LimitSpec {
     /** The admission time of every permit (kept as runs of times). */
     record SlidingLog(long permitLimit, long windowMillis) implements LimitSpec {
         public SlidingLog {
-            checkRange("permitLimit", permitLimit, 1, MAX_LOG_LIMIT);
-            checkRange("windowMillis", windowMillis, 1, MAX_DURATION.toMillis());
+            AlgorithmDescription.of(SlidingLog.class).check(permitLimit, windowMillis);
         }
 
         @Override public long limit() { return permitLimit; }
-        @Override public String algorithm() { return SLIDING_LOG; }
         public Duration window() { return Duration.ofMillis(windowMillis); }
     }
 
     /** Two epoch-aligned window counters with an overlap-weighted estimate. */
     record SlidingCounter(long permitLimit, long windowMillis) implements LimitSpec {
         public SlidingCounter {
-            checkRange("permitLimit", permitLimit, 1, MAX_LIMIT);
-            checkRange("windowMillis", windowMillis, 1, MAX_DURATION.toMillis());
+            AlgorithmDescription.of(SlidingCounter.class).check(permitLimit, windowMillis);
             Checks.checkProduct("permitLimit", permitLimit, "windowMillis", windowMillis, MAX_PRODUCT);
         }
 
         @Override public long limit() { return permitLimit; }
-        @Override public String algorithm() { return SLIDING_COUNTER; }
         public Duration window() { return Duration.ofMillis(windowMillis); }
     }
 
     /** A bucket of {@code tokenLimit} tokens refilled in whole periods. */
     record TokenBucket(long tokenLimit, long tokensPerPeriod, long replenishmentPeriodMillis) implements LimitSpec {
         public TokenBucket {
-            checkRange("tokenLimit", tokenLimit, 1, MAX_LIMIT);
-            checkRange("tokensPerPeriod", tokensPerPeriod, 1, MAX_LIMIT);
-            checkRange("replenishmentPeriodMillis", replenishmentPeriodMillis, 1, MAX_DURATION.toMillis());
+            AlgorithmDescription.of(TokenBucket.class).check(tokenLimit, tokensPerPeriod, replenishmentPeriodMillis);
             long periodsToFill = (tokenLimit + tokensPerPeriod - 1) / tokensPerPeriod;
             Checks.checkProduct("replenishmentPeriod", "periods to fill the bucket", periodsToFill, "replenishmentPeriodMillis",
                     replenishmentPeriodMillis, MAX_PRODUCT);
         }
 
         @Override public long limit() { return tokenLimit; }
-        @Override public String algorithm() { return TOKEN_BUCKET; }
         public Duration replenishmentPeriod() { return Duration.ofMillis(replenishmentPeriodMillis); }
     }
 
     /** Generic cell rate algorithm: emission interval {@code period / permitsPerPeriod}, tolerance {@code burst}. */
     record Gcra(long permitsPerPeriod, long periodMillis, long burst) implements LimitSpec {
         public Gcra {
-            checkRange("permitsPerPeriod", permitsPerPeriod, 1, MAX_LIMIT);
-            checkRange("periodMillis", periodMillis, 1, MAX_DURATION.toMillis());
-            checkRange("burst", burst, 1, MAX_LIMIT);
+            AlgorithmDescription.of(Gcra.class).check(permitsPerPeriod, periodMillis, burst);
             Checks.checkProduct("burst", burst, "periodMillis", periodMillis, MAX_PRODUCT);
         }
 
         @Override public long limit() { return burst; }
-        @Override public String algorithm() { return GCRA; }
         public Duration period() { return Duration.ofMillis(periodMillis); }
     }
 
@@ -235,12 +225,10 @@ public sealed interface LimitSpec {
         public static final long MAX_CONCURRENCY_LIMIT = 100_000L;
 
         public Concurrency {
-            checkRange("permitLimit", permitLimit, 1, MAX_CONCURRENCY_LIMIT);
-            checkRange("leaseDurationMillis", leaseDurationMillis, MIN_LEASE_MILLIS, MAX_DURATION.toMillis());
+            AlgorithmDescription.of(Concurrency.class).check(permitLimit, leaseDurationMillis);
         }
 
         @Override public long limit() { return permitLimit; }
-        @Override public String algorithm() { return CONCURRENCY; }
         public Duration leaseDuration() { return Duration.ofMillis(leaseDurationMillis); }
     }
 
@@ -264,11 +252,12 @@ public sealed interface LimitSpec {
             }
             for (int i = 0; i < components.size(); i++) {
                 LimitSpec c = components.get(i);
-                if (c instanceof AllOf) {
+                AlgorithmDescription.Kind kind = AlgorithmDescription.of(c).kind();
+                if (kind == AlgorithmDescription.Kind.COMPOSITE) {
                     throw new IllegalParameterException("components", "component " + i + " is itself a composite ("
                             + c + "); list its components in this one instead");
                 }
-                if (c instanceof Concurrency) {
+                if (kind == AlgorithmDescription.Kind.CONCURRENCY) {
                     throw new IllegalParameterException("components", "component " + i + " is a concurrency limit ("
                             + c + "); a composite holds rate limits only, since a lease that returns its permits on"
                             + " release has no meaning for a window or a bucket: use a separate concurrency limiter");
@@ -284,6 +273,5 @@ public sealed interface LimitSpec {
             return min;
         }
 
-        @Override public String algorithm() { return ALL_OF; }
     }
 }

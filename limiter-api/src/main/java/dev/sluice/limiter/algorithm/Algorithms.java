@@ -1,5 +1,6 @@
 package dev.sluice.limiter.algorithm;
 
+import dev.sluice.limiter.AlgorithmDescription;
 import dev.sluice.limiter.LimitSpec;
 import java.util.Objects;
 
@@ -24,32 +25,12 @@ import java.util.Objects;
  */
 public final class Algorithms {
     static final long MAGIC = 0x51CEL;
-    /** The layout version of every algorithm's state but concurrency's. */
+    /** The layout version of an algorithm's state unless it says otherwise ({@link Algorithm#layoutVersion}). */
     static final int LAYOUT_VERSION = 1;
-    /**
-     * Concurrency's layout version: 3 keeps the leases in expiry order as a byte stream beside their nonces
-     * ({@link Leases}); layouts 1 (no nonces) and 2 (four words a lease) are still read and written back as 3.
-     */
-    static final int CONCURRENCY_LAYOUT_VERSION = 3;
-    /**
-     * The sliding log's layout version: 2 keeps the times as runs in a byte stream ({@link SlidingLogStep});
-     * layout 1 (one word per permit) is still read and is written back as 2.
-     */
-    static final int SLIDING_LOG_LAYOUT_VERSION = 2;
     static final int HEADER = 0;
     static final int LAST_NOW = 1;
     static final int EXPIRES_AT = 2;
     static final int HEADER_WORDS = 3;
-
-    static final int FIXED_WINDOW = 1;
-    static final int SLIDING_WINDOW = 2;
-    static final int SLIDING_LOG = 3;
-    static final int SLIDING_COUNTER = 4;
-    static final int TOKEN_BUCKET = 5;
-    static final int GCRA = 6;
-    static final int CONCURRENCY = 7;
-    static final int ALL_OF = 8;
-
 
     private Algorithms() {}
 
@@ -116,7 +97,8 @@ public final class Algorithms {
 
     /** {@link #step} on state without a refund memory. */
     private static Verdict decide(LimitSpec spec, long[] state, long nowMillis, Op op, long permits, long leaseId) {
-        boolean concurrency = spec instanceof LimitSpec.Concurrency;
+        Algorithm algorithm = Catalogue.of(spec);
+        boolean concurrency = algorithm.description().kind() == AlgorithmDescription.Kind.CONCURRENCY;
         if (op == Op.REFUND ? concurrency : op != Op.ACQUIRE && !concurrency) {
             throw new IllegalArgumentException(op + (concurrency ? " applies to rate limiters only; a concurrency lease"
                     + " is given back by RELEASE" : " applies to concurrency limiters only, not " + spec.algorithm()));
@@ -124,39 +106,18 @@ public final class Algorithms {
         long[] current = state;
         long now = nowMillis;
         if (current != null) {
-            checkHeader(spec, current);
+            checkHeader(algorithm, spec, current);
             if (now >= current[EXPIRES_AT]) {
                 current = null; // stale: equivalent to no state at all
             } else {
                 now = Math.max(now, current[LAST_NOW]);
-                if (spec instanceof LimitSpec.Concurrency) {
-                    current = ConcurrencyStep.upgrade(current); // layouts 1 and 2 read as 3
-                } else if (spec instanceof LimitSpec.SlidingLog) {
-                    current = SlidingLogStep.upgrade(current); // layout 1 read as 2
-                }
+                current = algorithm.upgrade(current); // an older layout read as the current one
             }
         }
         if (op == Op.REFUND) {
-            return refund(spec, state, current, now, permits, leaseId);
+            return refund(algorithm, spec, state, current, now, permits, leaseId);
         }
-        Verdict v;
-        if (spec instanceof LimitSpec.FixedWindow s) {
-            v = FixedWindowStep.step(s, current, now, permits);
-        } else if (spec instanceof LimitSpec.SlidingWindow s) {
-            v = SlidingWindowStep.step(s, current, now, permits);
-        } else if (spec instanceof LimitSpec.SlidingLog s) {
-            v = SlidingLogStep.step(s, current, now, permits);
-        } else if (spec instanceof LimitSpec.SlidingCounter s) {
-            v = SlidingCounterStep.step(s, current, now, permits);
-        } else if (spec instanceof LimitSpec.TokenBucket s) {
-            v = TokenBucketStep.step(s, current, now, permits);
-        } else if (spec instanceof LimitSpec.Gcra s) {
-            v = GcraStep.step(s, current, now, permits);
-        } else if (spec instanceof LimitSpec.AllOf s) {
-            v = CompositeStep.step(s, current, now, permits);
-        } else {
-            v = ConcurrencyStep.step((LimitSpec.Concurrency) spec, current, now, op, permits, leaseId);
-        }
+        Verdict v = algorithm.run(spec, current, now, op, permits, leaseId);
         // A step that changed nothing returns the very instance it was given; a stale input that was
         // treated as absent, or an old layout read as the new one, and left unchanged must still not be
         // rewritten.
@@ -171,24 +132,15 @@ public final class Algorithms {
      * state that no longer holds the grant (stale, another window, another shape) is left as it is. The
      * verdict is granted when something was given back.
      */
-    private static Verdict refund(LimitSpec spec, long[] stored, long[] current, long now, long permits, long at) {
-        long[] updated = current == null || permits == 0 ? current : refunded(spec, current, now, permits, at);
+    private static Verdict refund(Algorithm algorithm, LimitSpec spec, long[] stored, long[] current, long now,
+            long permits, long at) {
+        long[] updated = current == null || permits == 0 ? current : algorithm.refunded(spec, current, now, permits, at);
         if (updated == current) {
             return Verdict.refused(0, spec.limit(), Verdict.NO_RETRY, 0, 0, stored);
         }
         long ttl = updated == null ? 0 : updated[EXPIRES_AT] - now;
         // Given back to where no state is needed (a full bucket): the entry goes.
         return Verdict.granted(0, spec.limit(), ttl, 0, ttl, ttl > 0 ? updated : null);
-    }
-
-    static long[] refunded(LimitSpec spec, long[] state, long now, long permits, long at) {
-        if (spec instanceof LimitSpec.FixedWindow s) return FixedWindowStep.refund(s, state, permits, at);
-        if (spec instanceof LimitSpec.SlidingWindow s) return SlidingWindowStep.refund(s, state, permits, at);
-        if (spec instanceof LimitSpec.SlidingLog s) return SlidingLogStep.refund(s, state, permits, at);
-        if (spec instanceof LimitSpec.SlidingCounter s) return SlidingCounterStep.refund(s, state, permits, at);
-        if (spec instanceof LimitSpec.TokenBucket s) return TokenBucketStep.refund(s, state, now, permits, at);
-        if (spec instanceof LimitSpec.Gcra s) return GcraStep.refund(s, state, now, permits, at);
-        return CompositeStep.refund((LimitSpec.AllOf) spec, state, now, permits, at);
     }
 
     /** Shorthand for an {@link Op#ACQUIRE} step. */
@@ -205,17 +157,13 @@ public final class Algorithms {
         spec.checkPermits(permits, null);
     }
 
-    /** The algorithm id a spec writes into its state's header. */
+    /**
+     * The algorithm id a spec writes into its state's header.
+     *
+     * @throws IllegalArgumentException if no algorithm describes the spec's type
+     */
     public static int algorithmId(LimitSpec spec) {
-        if (spec instanceof LimitSpec.FixedWindow) return FIXED_WINDOW;
-        if (spec instanceof LimitSpec.SlidingWindow) return SLIDING_WINDOW;
-        if (spec instanceof LimitSpec.SlidingLog) return SLIDING_LOG;
-        if (spec instanceof LimitSpec.SlidingCounter) return SLIDING_COUNTER;
-        if (spec instanceof LimitSpec.TokenBucket) return TOKEN_BUCKET;
-        if (spec instanceof LimitSpec.Gcra) return GCRA;
-        if (spec instanceof LimitSpec.Concurrency) return CONCURRENCY;
-        if (spec instanceof LimitSpec.AllOf) return ALL_OF;
-        throw new IllegalArgumentException("unknown spec type " + spec.getClass().getName());
+        return Catalogue.of(spec).description().id();
     }
 
     /**
@@ -223,9 +171,8 @@ public final class Algorithms {
      * of layout 3), so that a backend that packs states into fewer words gains nothing by trying.
      */
     public static boolean isCompact(long[] state) {
-        int id = algorithmIdOf(state);
-        return id == SLIDING_LOG && layoutOf(state) == SLIDING_LOG_LAYOUT_VERSION
-                || id == CONCURRENCY && layoutOf(state) == CONCURRENCY_LAYOUT_VERSION;
+        Algorithm algorithm = Catalogue.withId(algorithmIdOf(state));
+        return algorithm != null && algorithm.isCompact() && layoutOf(state) == algorithm.layoutVersion();
     }
 
     /** The algorithm id stored in a state's header, or -1 if the words are not Sluice state. */
@@ -279,8 +226,8 @@ public final class Algorithms {
 
     /** The layout version this code writes for an algorithm. */
     static int layoutVersion(int algorithmId) {
-        return algorithmId == CONCURRENCY ? CONCURRENCY_LAYOUT_VERSION
-                : algorithmId == SLIDING_LOG ? SLIDING_LOG_LAYOUT_VERSION : LAYOUT_VERSION;
+        Algorithm algorithm = Catalogue.withId(algorithmId);
+        return algorithm == null ? LAYOUT_VERSION : algorithm.layoutVersion();
     }
 
     /** The layout version in a Sluice state's header. */
@@ -295,67 +242,36 @@ public final class Algorithms {
 
     private static boolean isReadable(LimitSpec spec, long[] state) {
         try {
-            checkHeader(spec, state);
+            checkHeader(Catalogue.of(spec), spec, state);
             return true;
         } catch (IllegalStateException e) {
             return false;
         }
     }
 
-    private static void checkHeader(LimitSpec spec, long[] state) {
+    private static void checkHeader(Algorithm algorithm, LimitSpec spec, long[] state) {
         int found = algorithmIdOf(state);
-        int expected = algorithmId(spec);
+        int expected = algorithm.description().id();
         if (found < 0) {
             throw new IllegalStateException("the entry under this key is not Sluice limiter state (" + state.length
                     + " words); refusing to overwrite it for a " + spec.algorithm() + " limiter");
         }
         int version = layoutOf(state);
-        boolean readable = version == layoutVersion(found)
-                || found == CONCURRENCY && ConcurrencyStep.isReadable(version)
-                || found == SLIDING_LOG && SlidingLogStep.isReadable(version);
-        if (found != expected || !readable) {
+        if (found != expected || !algorithm.reads(version)) {
             throw new IllegalStateException("the entry under this key holds " + name(found) + " state (layout "
-                    + version + "), not " + spec.algorithm() + " (layout " + layoutVersion(expected)
+                    + version + "), not " + spec.algorithm() + " (layout " + algorithm.layoutVersion()
                     + "); give this limiter its own key, or delete the entry to start over");
         }
-        if (!hasValidLength(found, state)) {
+        if (!algorithm.isWellFormed(state)) {
             throw new IllegalStateException("the entry under this key holds malformed " + name(found) + " state ("
                     + state.length + " words, shape " + shapeOf(state) + "); delete the entry to start over");
         }
-        if (spec instanceof LimitSpec.AllOf all && shapeOf(state) != all.components().size()) {
-            throw new IllegalStateException("the entry under this key holds a composite of " + shapeOf(state)
-                    + " components, not " + all.components().size() + "; give this limiter its own key, or delete"
-                    + " the entry to start over");
-        }
-    }
-
-    /** Whether a state's length fits its algorithm's layout, so a step never indexes past its end. */
-    private static boolean hasValidLength(int algorithmId, long[] state) {
-        int n = state.length;
-        switch (algorithmId) {
-            case FIXED_WINDOW:
-            case TOKEN_BUCKET:
-            case GCRA:
-                return n == HEADER_WORDS + 2;
-            case SLIDING_WINDOW:
-                int segments = shapeOf(state);
-                return segments >= 1 && segments <= LimitSpec.SlidingWindow.MAX_SEGMENTS && n == HEADER_WORDS + 1 + segments;
-            case SLIDING_COUNTER:
-                return n == HEADER_WORDS + 3;
-            case CONCURRENCY:
-                return ConcurrencyStep.hasValidLength(state);
-            case ALL_OF:
-                int components = shapeOf(state);
-                return components >= 2 && components <= LimitSpec.AllOf.MAX_COMPONENTS
-                        && CompositeStep.isWellFormed(state, components);
-            default: // SLIDING_LOG: layout 1 holds any number of timestamps
-                return SlidingLogStep.isWellFormed(state);
-        }
+        algorithm.checkShape(spec, state);
     }
 
     static String name(int algorithmId) {
-        return algorithmId > 0 && algorithmId <= LimitSpec.ALGORITHMS.size() ? LimitSpec.ALGORITHMS.get(algorithmId - 1)
-                : "unknown algorithm " + algorithmId;
+        Algorithm algorithm = Catalogue.withId(algorithmId);
+        return algorithm != null ? algorithm.description().name() : "unknown algorithm " + algorithmId;
     }
 
     /** {@code ceil(a / b)} for {@code a >= 0, b > 0}. */

@@ -1,12 +1,12 @@
 package dev.sluice.limiter.algorithm;
 
-import static dev.sluice.limiter.algorithm.Algorithms.ALL_OF;
 import static dev.sluice.limiter.algorithm.Algorithms.EXPIRES_AT;
 import static dev.sluice.limiter.algorithm.Algorithms.HEADER;
 import static dev.sluice.limiter.algorithm.Algorithms.HEADER_WORDS;
 import static dev.sluice.limiter.algorithm.Algorithms.LAST_NOW;
 import static dev.sluice.limiter.algorithm.Algorithms.header;
 
+import dev.sluice.limiter.AlgorithmDescription;
 import dev.sluice.limiter.LimitSpec;
 
 /**
@@ -21,8 +21,49 @@ import dev.sluice.limiter.LimitSpec;
  * request if no one else asks, and a rate component never allows less later than sooner, so at that instant
  * every component grants, and at no earlier one does the latest refuser.
  */
-final class CompositeStep {
-    private CompositeStep() {}
+public final class CompositeStep implements Algorithm {
+    /** Its state id. */
+    static final int ID = 8;
+    static final AlgorithmDescription DESCRIPTION = AlgorithmDescription
+            .builder(ID, LimitSpec.ALL_OF, LimitSpec.AllOf.class)
+            .label("composite")
+            .summary("granted only if every component grants, then taken from all; a refusal takes nothing")
+            .composite()
+            .build();
+
+    /** For the service loader. */
+    public CompositeStep() {}
+
+    @Override
+    public AlgorithmDescription description() {
+        return DESCRIPTION;
+    }
+
+    @Override
+    public Verdict run(LimitSpec spec, long[] state, long now, Op op, long permits, long leaseId) {
+        return step((LimitSpec.AllOf) spec, state, now, permits);
+    }
+
+    @Override
+    public long[] refunded(LimitSpec spec, long[] state, long now, long permits, long at) {
+        return refund((LimitSpec.AllOf) spec, state, now, permits, at);
+    }
+
+    @Override
+    public boolean isWellFormed(long[] state) {
+        int components = Algorithms.shapeOf(state);
+        return components >= 2 && components <= LimitSpec.AllOf.MAX_COMPONENTS && isWellFormed(state, components);
+    }
+
+    @Override
+    public void checkShape(LimitSpec spec, long[] state) {
+        int components = ((LimitSpec.AllOf) spec).components().size();
+        if (Algorithms.shapeOf(state) != components) {
+            throw new IllegalStateException("the entry under this key holds a composite of " + Algorithms.shapeOf(state)
+                    + " components, not " + components + "; give this limiter its own key, or delete the entry to"
+                    + " start over");
+        }
+    }
 
     static Verdict step(LimitSpec.AllOf spec, long[] state, long now, long permits) {
         int n = spec.components().size();
@@ -56,7 +97,7 @@ final class CompositeStep {
                 ttl = Math.max(ttl, v[i].ttlMillis());
             }
         }
-        long[] updated = join(header(ALL_OF, n), now, now + ttl, next);
+        long[] updated = join(header(ID, n), now, now + ttl, next);
         return Verdict.granted(remaining, spec.limit(), resetAfter, now, ttl, updated);
     }
 

@@ -4,7 +4,9 @@ import static dev.sluice.limiter.algorithm.Algorithms.EXPIRES_AT;
 import static dev.sluice.limiter.algorithm.Algorithms.HEADER_WORDS;
 import static dev.sluice.limiter.algorithm.Algorithms.LAST_NOW;
 
+import dev.sluice.limiter.AlgorithmDescription;
 import dev.sluice.limiter.LimitSpec;
+import java.time.Duration;
 
 /**
  * Leases that hold permits until released or expired. State (layout 3, {@link Leases}): the last token issued and
@@ -36,7 +38,28 @@ import dev.sluice.limiter.LimitSpec;
  * <p>Fencing is unchanged by a retry: it issues no token, and the token it returns was issued before
  * every later one, exactly as if the lost answer had arrived.
  */
-final class ConcurrencyStep {
+public final class ConcurrencyStep implements Algorithm {
+    /** Its state id. */
+    static final int ID = 7;
+    /**
+     * The layout version: 3 keeps the leases in expiry order as a byte stream beside their nonces ({@link Leases});
+     * layouts 1 (no nonces) and 2 (four words a lease) are still read and written back as 3.
+     */
+    static final int LAYOUT_VERSION = 3;
+    static final AlgorithmDescription DESCRIPTION = AlgorithmDescription
+            .builder(ID, LimitSpec.CONCURRENCY, LimitSpec.Concurrency.class)
+            .summary("the permits of live leases add up to at most the limit; a lease renews until released, and"
+                    + " expires if its holder is gone")
+            .parameters(Parameters.permitLimit("permits held at once", LimitSpec.Concurrency.MAX_CONCURRENCY_LIMIT),
+                    AlgorithmDescription.Parameter.duration("leaseDuration", "lease-duration",
+                            Duration.ofMillis(LimitSpec.Concurrency.MIN_LEASE_MILLIS), LimitSpec.MAX_DURATION,
+                            "how long a lease lasts unless renewed")
+                            .withDefault(LimitSpec.DEFAULT_LEASE_DURATION.toMillis()))
+            .factory(v -> new LimitSpec.Concurrency(v[0], v[1]),
+                    s -> new long[] {s.permitLimit(), s.leaseDurationMillis()})
+            .concurrency()
+            .build();
+
     static final int TOKEN_TIME_SHIFT = 20;
     /** A token's bits below its millisecond. */
     static final long TOKEN_LOW = (1L << TOKEN_TIME_SHIFT) - 1;
@@ -54,17 +77,58 @@ final class ConcurrencyStep {
     /** The layout of one four-word quadruple per lease. */
     static final int LAYOUT_2 = 2;
 
-    private ConcurrencyStep() {}
+    /** For the service loader. */
+    public ConcurrencyStep() {}
+
+    @Override
+    public AlgorithmDescription description() {
+        return DESCRIPTION;
+    }
+
+    @Override
+    public Verdict run(LimitSpec spec, long[] state, long now, Op op, long permits, long leaseId) {
+        return step((LimitSpec.Concurrency) spec, state, now, op, permits, leaseId);
+    }
+
+    @Override
+    public long[] refunded(LimitSpec spec, long[] state, long now, long permits, long at) {
+        throw new UnsupportedOperationException("a concurrency lease is given back by RELEASE");
+    }
+
+    @Override
+    public boolean isWellFormed(long[] state) {
+        return hasValidLength(state);
+    }
+
+    @Override
+    public int layoutVersion() {
+        return LAYOUT_VERSION;
+    }
+
+    @Override
+    public boolean reads(int layout) {
+        return isReadable(layout);
+    }
+
+    @Override
+    public long[] upgrade(long[] state) {
+        return upgradeLeases(state);
+    }
+
+    @Override
+    public boolean isCompact() {
+        return true;
+    }
 
     /** True if {@code layout} is a concurrency layout this code reads (1 to 3). */
     static boolean isReadable(int layout) {
-        return layout == LAYOUT_1 || layout == LAYOUT_2 || layout == Algorithms.CONCURRENCY_LAYOUT_VERSION;
+        return layout == LAYOUT_1 || layout == LAYOUT_2 || layout == LAYOUT_VERSION;
     }
 
     /** Whether a state's words fit its layout, so no step reads past their end. */
     static boolean hasValidLength(long[] state) {
         int layout = Algorithms.layoutOf(state);
-        if (layout == Algorithms.CONCURRENCY_LAYOUT_VERSION) {
+        if (layout == LAYOUT_VERSION) {
             return Leases.isWellFormed(state);
         }
         int perLease = layout == LAYOUT_1 ? LAYOUT_1_LEASE : LAYOUT_2_LEASE;
@@ -75,9 +139,9 @@ final class ConcurrencyStep {
      * Layout 1 or 2 state as layout 3: the same leases (a layout 1 lease with nonce 0, unknown), ordered by
      * expiry, records counting from the age of the latest one; layout 3 state as it is.
      */
-    static long[] upgrade(long[] state) {
+    static long[] upgradeLeases(long[] state) {
         int layout = Algorithms.layoutOf(state);
-        if (layout == Algorithms.CONCURRENCY_LAYOUT_VERSION) {
+        if (layout == LAYOUT_VERSION) {
             return state;
         }
         int perLease = layout == LAYOUT_1 ? LAYOUT_1_LEASE : LAYOUT_2_LEASE;

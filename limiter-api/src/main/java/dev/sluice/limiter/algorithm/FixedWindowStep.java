@@ -1,17 +1,50 @@
 package dev.sluice.limiter.algorithm;
 
 import static dev.sluice.limiter.algorithm.Algorithms.EXPIRES_AT;
-import static dev.sluice.limiter.algorithm.Algorithms.FIXED_WINDOW;
+import static dev.sluice.limiter.algorithm.Algorithms.HEADER_WORDS;
 import static dev.sluice.limiter.algorithm.Algorithms.header;
 
+import dev.sluice.limiter.AlgorithmDescription;
 import dev.sluice.limiter.LimitSpec;
 
 /** Windows aligned to the epoch. State: window start, count. */
-final class FixedWindowStep {
+public final class FixedWindowStep implements Algorithm {
+    /** Its state id. */
+    static final int ID = 1;
+    static final AlgorithmDescription DESCRIPTION = AlgorithmDescription
+            .builder(ID, LimitSpec.FIXED_WINDOW, LimitSpec.FixedWindow.class)
+            .summary("windows aligned to the epoch, each admitting up to the limit; up to twice the limit across"
+                    + " a boundary")
+            .parameters(Parameters.permitLimit("permits per window", LimitSpec.MAX_LIMIT), Parameters.WINDOW)
+            .factory(v -> new LimitSpec.FixedWindow(v[0], v[1]), s -> new long[] {s.permitLimit(), s.windowMillis()})
+            .rate(AlgorithmDescription.Accuracy.OTHER_RULE, (limit, window, choice) -> new long[] {limit, window})
+            .build();
+
     private static final int START = 3;
     private static final int COUNT = 4;
 
-    private FixedWindowStep() {}
+    /** For the service loader. */
+    public FixedWindowStep() {}
+
+    @Override
+    public AlgorithmDescription description() {
+        return DESCRIPTION;
+    }
+
+    @Override
+    public Verdict run(LimitSpec spec, long[] state, long now, Op op, long permits, long leaseId) {
+        return step((LimitSpec.FixedWindow) spec, state, now, permits);
+    }
+
+    @Override
+    public long[] refunded(LimitSpec spec, long[] state, long now, long permits, long at) {
+        return refund((LimitSpec.FixedWindow) spec, state, permits, at);
+    }
+
+    @Override
+    public boolean isWellFormed(long[] state) {
+        return state.length == HEADER_WORDS + 2;
+    }
 
     static Verdict step(LimitSpec.FixedWindow spec, long[] state, long now, long permits) {
         long window = spec.windowMillis();
@@ -29,7 +62,7 @@ final class FixedWindowStep {
         // its count lasts until this window ends rather than until the old one did; this spec's own state is
         // left as it is (no write).
         long[] kept = state == null || (state[START] == start && state[EXPIRES_AT] == end) ? state
-                : new long[] {header(FIXED_WINDOW, 0), now, end, start, count};
+                : new long[] {header(ID, 0), now, end, start, count};
         long keptTtl = kept == state ? resetAfter : untilEnd;
         if (permits == 0) {
             boolean available = count < limit;
@@ -40,7 +73,7 @@ final class FixedWindowStep {
             return Verdict.refused(left, limit, untilEnd, resetAfter, keptTtl, kept);
         }
         long next = count + permits;
-        long[] updated = {header(FIXED_WINDOW, 0), now, end, start, next};
+        long[] updated = {header(ID, 0), now, end, start, next};
         return Verdict.granted(limit - next, limit, untilEnd, now, untilEnd, updated);
     }
 

@@ -1,11 +1,12 @@
 package dev.sluice.limiter.algorithm;
 
-import static dev.sluice.limiter.algorithm.Algorithms.GCRA;
 import static dev.sluice.limiter.algorithm.Algorithms.HEADER_WORDS;
 import static dev.sluice.limiter.algorithm.Algorithms.ceilDiv;
 import static dev.sluice.limiter.algorithm.Algorithms.header;
 
+import dev.sluice.limiter.AlgorithmDescription;
 import dev.sluice.limiter.LimitSpec;
+import java.time.Duration;
 
 /**
  * Generic cell rate algorithm. The emission interval is {@code T = period / rate}; a request of
@@ -14,11 +15,49 @@ import dev.sluice.limiter.LimitSpec;
  * plus a remainder in units of {@code 1/rate} ms, so a rate that does not divide the period is kept
  * exactly, with no rounding drift.
  */
-final class GcraStep {
+public final class GcraStep implements Algorithm {
+    /** Its state id. */
+    static final int ID = 6;
+    static final AlgorithmDescription DESCRIPTION = AlgorithmDescription
+            .builder(ID, LimitSpec.GCRA, LimitSpec.Gcra.class)
+            .label("GCRA")
+            .summary("emission interval period / permitsPerPeriod, tolerance burst; one word of state, exact"
+                    + " retry-after")
+            .parameters(Parameters.permitLimit("permitsPerPeriod", "permits per period", LimitSpec.MAX_LIMIT),
+                    AlgorithmDescription.Parameter.duration("period", "window", Duration.ofMillis(1),
+                            LimitSpec.MAX_DURATION, "the period the rate is given over"),
+                    AlgorithmDescription.Parameter.count("burst", "burst", AlgorithmDescription.Unit.PERMITS, 1,
+                            LimitSpec.MAX_LIMIT, "permits that may be taken at once"))
+            .factory(v -> new LimitSpec.Gcra(v[0], v[1], v[2]),
+                    s -> new long[] {s.permitsPerPeriod(), s.periodMillis(), s.burst()})
+            .rate(AlgorithmDescription.Accuracy.OTHER_RULE, (limit, window, choice) -> new long[] {limit, window, limit})
+            .build();
+
     private static final int TAT_MILLIS = HEADER_WORDS;
     private static final int TAT_FRACTION = HEADER_WORDS + 1;
 
-    private GcraStep() {}
+    /** For the service loader. */
+    public GcraStep() {}
+
+    @Override
+    public AlgorithmDescription description() {
+        return DESCRIPTION;
+    }
+
+    @Override
+    public Verdict run(LimitSpec spec, long[] state, long now, Op op, long permits, long leaseId) {
+        return step((LimitSpec.Gcra) spec, state, now, permits);
+    }
+
+    @Override
+    public long[] refunded(LimitSpec spec, long[] state, long now, long permits, long at) {
+        return refund((LimitSpec.Gcra) spec, state, now, permits, at);
+    }
+
+    @Override
+    public boolean isWellFormed(long[] state) {
+        return state.length == HEADER_WORDS + 2;
+    }
 
     static Verdict step(LimitSpec.Gcra spec, long[] state, long now, long permits) {
         long rate = spec.permitsPerPeriod();
@@ -44,7 +83,7 @@ final class GcraStep {
                 return Verdict.granted((tolerance - ahead) / period, spec.burst(), resetAfter, 0, resetAfter, state);
             }
             long ttl = nextMillis - now + (nextFraction > 0 ? 1 : 0);
-            long[] updated = {header(GCRA, 0), now, now + ttl, nextMillis, nextFraction};
+            long[] updated = {header(ID, 0), now, now + ttl, nextMillis, nextFraction};
             return Verdict.granted((tolerance - nextAhead) / period, spec.burst(), ttl, now, ttl, updated);
         }
         long retryAfter = ceilDiv(nextAhead - tolerance, rate);
@@ -74,6 +113,6 @@ final class GcraStep {
         long tatMillis = now + left / rate;
         long tatFraction = left % rate;
         long ttl = tatMillis - now + (tatFraction > 0 ? 1 : 0);
-        return new long[] {header(GCRA, 0), now, now + ttl, tatMillis, tatFraction};
+        return new long[] {header(ID, 0), now, now + ttl, tatMillis, tatFraction};
     }
 }

@@ -1,6 +1,5 @@
 package dev.sluice.limiter.algorithm;
 
-import static dev.sluice.limiter.algorithm.Algorithms.CONCURRENCY;
 import static dev.sluice.limiter.algorithm.Algorithms.EXPIRES_AT;
 import static dev.sluice.limiter.algorithm.Algorithms.HEADER_WORDS;
 import static dev.sluice.limiter.algorithm.Algorithms.LAST_NOW;
@@ -140,7 +139,7 @@ final class Leases {
         System.arraycopy(nonces, 0, state, NONCES, size);
         int data = NONCES + size;
         WordStream.putBytes(stream, end, state, data, 0);
-        state[Algorithms.HEADER] = header(CONCURRENCY, 0);
+        state[Algorithms.HEADER] = header(ConcurrencyStep.ID, 0);
         state[LAST_NOW] = lastNow;
         state[EXPIRES_AT] = expiresAt;
         state[LAST_TOKEN] = lastToken;
@@ -175,7 +174,7 @@ final class Leases {
             System.arraycopy(state, NONCES + count + firstWord, updated, data, (from.end + 7 >>> 3) - firstWord);
         }
         WordStream.putBytes(record, recordBytes, updated, data, keptEnd);
-        updated[Algorithms.HEADER] = header(CONCURRENCY, 0);
+        updated[Algorithms.HEADER] = header(ConcurrencyStep.ID, 0);
         updated[LAST_TOKEN] = state[LAST_TOKEN];
         updated[HELD] = (kept == 0 ? 0 : state[HELD] - from.passedPermits) + permits;
         updated[COUNT] = kept + 1;
@@ -230,7 +229,7 @@ final class Leases {
         }
         WordStream.putBytes(successor, successorBytes, updated, newData, prefixEnd);
         WordStream.copyBytes(state, data, tailFrom, updated, newData, prefixEnd + successorBytes, at.end - tailFrom);
-        updated[Algorithms.HEADER] = header(CONCURRENCY, 0);
+        updated[Algorithms.HEADER] = header(ConcurrencyStep.ID, 0);
         updated[LAST_TOKEN] = state[LAST_TOKEN];
         updated[HELD] = state[HELD] - live.passedPermits - removedPermits;
         updated[COUNT] = kept;

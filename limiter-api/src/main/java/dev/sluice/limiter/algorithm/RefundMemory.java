@@ -44,7 +44,7 @@ final class RefundMemory {
 
     /** The number of remembered refunds in a state's header; 0 for none or for words that are not Sluice state. */
     static int count(long[] state) {
-        if (Algorithms.algorithmIdOf(state) < 0 || Algorithms.algorithmIdOf(state) == Algorithms.CONCURRENCY) {
+        if (Algorithms.algorithmIdOf(state) < 0 || Algorithms.algorithmIdOf(state) == ConcurrencyStep.ID) {
             return 0;
         }
         int n = (int) ((state[HEADER] & COUNT_MASK) >>> COUNT_SHIFT);

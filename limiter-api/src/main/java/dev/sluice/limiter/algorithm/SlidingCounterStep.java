@@ -1,10 +1,10 @@
 package dev.sluice.limiter.algorithm;
 
-import static dev.sluice.limiter.algorithm.Algorithms.SLIDING_COUNTER;
 import static dev.sluice.limiter.algorithm.Algorithms.EXPIRES_AT;
 import static dev.sluice.limiter.algorithm.Algorithms.HEADER_WORDS;
 import static dev.sluice.limiter.algorithm.Algorithms.header;
 
+import dev.sluice.limiter.AlgorithmDescription;
 import dev.sluice.limiter.LimitSpec;
 
 /**
@@ -15,12 +15,44 @@ import dev.sluice.limiter.LimitSpec;
  * {@code elapsed} into a window holds at most {@code limit + previous * elapsed / window}, below twice the
  * limit, and the estimate is exact when the previous window's arrivals were uniform.
  */
-final class SlidingCounterStep {
+public final class SlidingCounterStep implements Algorithm {
+    /** Its state id. */
+    static final int ID = 4;
+    static final AlgorithmDescription DESCRIPTION = AlgorithmDescription
+            .builder(ID, LimitSpec.SLIDING_COUNTER, LimitSpec.SlidingCounter.class)
+            .summary("the previous window's count weighted by its overlap, plus the current window's count")
+            .parameters(Parameters.permitLimit("permits per window", LimitSpec.MAX_LIMIT), Parameters.WINDOW)
+            .factory(v -> new LimitSpec.SlidingCounter(v[0], v[1]),
+                    s -> new long[] {s.permitLimit(), s.windowMillis()})
+            .rate(AlgorithmDescription.Accuracy.APPROXIMATION, (limit, window, choice) -> new long[] {limit, window})
+            .build();
+
     private static final int START = HEADER_WORDS;
     private static final int PREVIOUS = HEADER_WORDS + 1;
     private static final int CURRENT = HEADER_WORDS + 2;
 
-    private SlidingCounterStep() {}
+    /** For the service loader. */
+    public SlidingCounterStep() {}
+
+    @Override
+    public AlgorithmDescription description() {
+        return DESCRIPTION;
+    }
+
+    @Override
+    public Verdict run(LimitSpec spec, long[] state, long now, Op op, long permits, long leaseId) {
+        return step((LimitSpec.SlidingCounter) spec, state, now, permits);
+    }
+
+    @Override
+    public long[] refunded(LimitSpec spec, long[] state, long now, long permits, long at) {
+        return refund((LimitSpec.SlidingCounter) spec, state, permits, at);
+    }
+
+    @Override
+    public boolean isWellFormed(long[] state) {
+        return state.length == HEADER_WORDS + 3;
+    }
 
     static Verdict step(LimitSpec.SlidingCounter spec, long[] state, long now, long permits) {
         long window = spec.windowMillis();
@@ -47,14 +79,14 @@ final class SlidingCounterStep {
         // A decision that takes nothing writes another window length's counts as this spec's current window,
         // so they last as long as this spec keeps a window rather than as long as the old one did.
         long[] kept = sameWindow ? state
-                : new long[] {header(SLIDING_COUNTER, 0), now, start + 2 * window, start, previous, current};
+                : new long[] {header(ID, 0), now, start + 2 * window, start, previous, current};
         long keptTtl = kept == state ? resetAfter : start + 2 * window - now;
         if (estimate + asked <= limit) {
             if (permits == 0) {
                 return Verdict.granted(limit - estimate, limit, resetAfter, 0, keptTtl, kept);
             }
             long expiresAt = start + 2 * window;
-            long[] updated = {header(SLIDING_COUNTER, 0), now, expiresAt, start, previous, current + permits};
+            long[] updated = {header(ID, 0), now, expiresAt, start, previous, current + permits};
             long ttl = expiresAt - now;
             return Verdict.granted(limit - estimate - permits, limit, ttl, now, ttl, updated);
         }

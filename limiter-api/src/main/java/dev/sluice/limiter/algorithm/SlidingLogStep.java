@@ -4,9 +4,9 @@ import static dev.sluice.limiter.algorithm.Algorithms.EXPIRES_AT;
 import static dev.sluice.limiter.algorithm.Algorithms.HEADER;
 import static dev.sluice.limiter.algorithm.Algorithms.HEADER_WORDS;
 import static dev.sluice.limiter.algorithm.Algorithms.LAST_NOW;
-import static dev.sluice.limiter.algorithm.Algorithms.SLIDING_LOG;
 import static dev.sluice.limiter.algorithm.Algorithms.header;
 
+import dev.sluice.limiter.AlgorithmDescription;
 import dev.sluice.limiter.LimitSpec;
 import java.util.Arrays;
 
@@ -27,7 +27,19 @@ import java.util.Arrays;
  * <p>Layout 1, one word per permit, is still read (as the same times) and written back as layout 2 by the next
  * step that changes it.
  */
-final class SlidingLogStep {
+public final class SlidingLogStep implements Algorithm {
+    /** Its state id. */
+    static final int ID = 3;
+    /** The layout version: 2 keeps the times as runs in a byte stream; layout 1 is still read and written back as 2. */
+    static final int LAYOUT_VERSION = 2;
+    static final AlgorithmDescription DESCRIPTION = AlgorithmDescription
+            .builder(ID, LimitSpec.SLIDING_LOG, LimitSpec.SlidingLog.class)
+            .summary("exact: at most the limit in any interval one window long; state grows with the limit")
+            .parameters(Parameters.permitLimit("permits per window", LimitSpec.MAX_LOG_LIMIT), Parameters.WINDOW)
+            .factory(v -> new LimitSpec.SlidingLog(v[0], v[1]), s -> new long[] {s.permitLimit(), s.windowMillis()})
+            .rate(AlgorithmDescription.Accuracy.EXACT, (limit, window, choice) -> new long[] {limit, window})
+            .build();
+
     /** The layout with one timestamp word per permit. */
     static final int LEGACY_LAYOUT = 1;
     /** Permits held in the runs (expired ones included until a step drops them). */
@@ -43,15 +55,56 @@ final class SlidingLogStep {
     /** The longest run: a varint of the tagged delta and one of the permits. */
     private static final int MAX_RUN_BYTES = 20;
 
-    private SlidingLogStep() {}
+    /** For the service loader. */
+    public SlidingLogStep() {}
+
+    @Override
+    public AlgorithmDescription description() {
+        return DESCRIPTION;
+    }
+
+    @Override
+    public Verdict run(LimitSpec spec, long[] state, long now, Op op, long permits, long leaseId) {
+        return step((LimitSpec.SlidingLog) spec, state, now, permits);
+    }
+
+    @Override
+    public long[] refunded(LimitSpec spec, long[] state, long now, long permits, long at) {
+        return refund((LimitSpec.SlidingLog) spec, state, permits, at);
+    }
+
+    @Override
+    public boolean isWellFormed(long[] state) {
+        return isWellFormedLog(state);
+    }
+
+    @Override
+    public int layoutVersion() {
+        return LAYOUT_VERSION;
+    }
+
+    @Override
+    public boolean reads(int layout) {
+        return isReadable(layout);
+    }
+
+    @Override
+    public long[] upgrade(long[] state) {
+        return upgradeLog(state);
+    }
+
+    @Override
+    public boolean isCompact() {
+        return true;
+    }
 
     /** True if {@code layout} is a sliding-log layout this code reads (1 and 2). */
     static boolean isReadable(int layout) {
-        return layout == LEGACY_LAYOUT || layout == Algorithms.SLIDING_LOG_LAYOUT_VERSION;
+        return layout == LEGACY_LAYOUT || layout == LAYOUT_VERSION;
     }
 
     /** Whether layout 2 words hold a consistent header: a stream that fits the words and a count of none or more. */
-    static boolean isWellFormed(long[] state) {
+    static boolean isWellFormedLog(long[] state) {
         if (Algorithms.layoutOf(state) == LEGACY_LAYOUT) {
             return true;
         }
@@ -65,7 +118,7 @@ final class SlidingLogStep {
     }
 
     /** Layout 1 state as layout 2 (the same times); layout 2 state as it is. */
-    static long[] upgrade(long[] state) {
+    static long[] upgradeLog(long[] state) {
         return state == null || Algorithms.layoutOf(state) != LEGACY_LAYOUT ? state : encode(state);
     }
 
@@ -148,7 +201,7 @@ final class SlidingLogStep {
             System.arraycopy(state, DATA + firstWord, updated, DATA, copied);
         }
         WordStream.putBytes(run, runBytes, updated, DATA, newEnd - runBytes);
-        updated[HEADER] = header(SLIDING_LOG, 0);
+        updated[HEADER] = header(ID, 0);
         updated[COUNT] = held + permits;
         updated[BASE] = base;
         updated[SPAN] = (long) start << 32 | newEnd;
@@ -196,7 +249,7 @@ final class SlidingLogStep {
             throw malformed(state);
         }
         long[] times = new long[HEADER_WORDS + (int) count];
-        times[HEADER] = Algorithms.MAGIC << 48 | (long) SLIDING_LOG << 40 | (long) LEGACY_LAYOUT << 32;
+        times[HEADER] = Algorithms.MAGIC << 48 | (long) ID << 40 | (long) LEGACY_LAYOUT << 32;
         times[LAST_NOW] = state[LAST_NOW];
         times[EXPIRES_AT] = state[EXPIRES_AT];
         Runs runs = new Runs(state);
@@ -239,7 +292,7 @@ final class SlidingLogStep {
         }
         long[] state = new long[DATA + (end + 7 >>> 3)];
         WordStream.putBytes(stream, end, state, DATA, 0);
-        state[HEADER] = header(SLIDING_LOG, 0);
+        state[HEADER] = header(ID, 0);
         state[LAST_NOW] = times[LAST_NOW];
         state[EXPIRES_AT] = times[EXPIRES_AT];
         state[COUNT] = sorted.length;

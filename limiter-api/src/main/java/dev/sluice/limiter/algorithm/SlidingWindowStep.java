@@ -1,11 +1,11 @@
 package dev.sluice.limiter.algorithm;
 
-import static dev.sluice.limiter.algorithm.Algorithms.SLIDING_WINDOW;
 import static dev.sluice.limiter.algorithm.Algorithms.EXPIRES_AT;
 import static dev.sluice.limiter.algorithm.Algorithms.HEADER_WORDS;
 import static dev.sluice.limiter.algorithm.Algorithms.header;
 import static dev.sluice.limiter.algorithm.Algorithms.shapeOf;
 
+import dev.sluice.limiter.AlgorithmDescription;
 import dev.sluice.limiter.LimitSpec;
 
 /**
@@ -20,11 +20,51 @@ import dev.sluice.limiter.LimitSpec;
  * <p>State written with a different segment count or length (the spec changed) is carried over
  * conservatively: all its live permits are counted in the current segment.
  */
-final class SlidingWindowStep {
+public final class SlidingWindowStep implements Algorithm {
+    /** Its state id. */
+    static final int ID = 2;
+    static final AlgorithmDescription DESCRIPTION = AlgorithmDescription
+            .builder(ID, LimitSpec.SLIDING_WINDOW, LimitSpec.SlidingWindow.class)
+            .summary("a window of equal segments aligned to the epoch; permits return when their segment leaves"
+                    + " the window")
+            .parameters(Parameters.permitLimit("permits per window", LimitSpec.MAX_LIMIT), Parameters.WINDOW,
+                    AlgorithmDescription.Parameter.count("segmentsPerWindow", "segments",
+                            AlgorithmDescription.Unit.SEGMENTS, 1, LimitSpec.SlidingWindow.MAX_SEGMENTS,
+                            "segments the window is divided into, each a whole number of milliseconds"))
+            .factory(v -> new LimitSpec.SlidingWindow(v[0], v[1], (int) v[2]),
+                    s -> new long[] {s.permitLimit(), s.windowMillis(), s.segmentsPerWindow()})
+            .rate(AlgorithmDescription.Accuracy.APPROXIMATION,
+                    (limit, window, choice) -> new long[] {limit, window, choice.applyAsLong("segmentsPerWindow")},
+                    "segmentsPerWindow")
+            .build();
+
     private static final int NEWEST = HEADER_WORDS;
     private static final int RING = HEADER_WORDS + 1;
 
-    private SlidingWindowStep() {}
+    /** For the service loader. */
+    public SlidingWindowStep() {}
+
+    @Override
+    public AlgorithmDescription description() {
+        return DESCRIPTION;
+    }
+
+    @Override
+    public Verdict run(LimitSpec spec, long[] state, long now, Op op, long permits, long leaseId) {
+        return step((LimitSpec.SlidingWindow) spec, state, now, permits);
+    }
+
+    @Override
+    public long[] refunded(LimitSpec spec, long[] state, long now, long permits, long at) {
+        return refund((LimitSpec.SlidingWindow) spec, state, permits, at);
+    }
+
+    @Override
+    public boolean isWellFormed(long[] state) {
+        int segments = shapeOf(state);
+        return segments >= 1 && segments <= LimitSpec.SlidingWindow.MAX_SEGMENTS
+                && state.length == HEADER_WORDS + 1 + segments;
+    }
 
     static Verdict step(LimitSpec.SlidingWindow spec, long[] state, long now, long permits) {
         int segments = spec.segmentsPerWindow();
@@ -87,7 +127,7 @@ final class SlidingWindowStep {
 
     private static long[] ring(int segments, long now, long expiresAt, long current, long[] counts) {
         long[] ring = new long[RING + segments];
-        ring[0] = header(SLIDING_WINDOW, segments);
+        ring[0] = header(ID, segments);
         ring[1] = now;
         ring[2] = expiresAt;
         ring[NEWEST] = current;

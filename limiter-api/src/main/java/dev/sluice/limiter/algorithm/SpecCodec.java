@@ -1,13 +1,15 @@
 package dev.sluice.limiter.algorithm;
 
+import dev.sluice.limiter.AlgorithmDescription;
 import dev.sluice.limiter.LimitSpec;
 
 /**
  * The one wire form of a {@link LimitSpec}, shared by every backend. A rate or concurrency spec is four
- * longs: word 0 the algorithm id the state header uses ({@link Algorithms#algorithmId}), words 1 to 3 the
- * record's components in declaration order (unused words are 0). A composite ({@link LimitSpec.AllOf}) is
- * its id, its component count, then each component's four words. Ids are never reused. Decoding runs the
- * records' own validation, so a member never runs a step on an invalid spec.
+ * longs: word 0 its algorithm's id ({@link AlgorithmDescription#id()}, the one the state header uses), words 1
+ * to 3 its parameter values as the description reads them ({@link AlgorithmDescription#values}; unused words are
+ * 0). A composite ({@link LimitSpec.AllOf}) is its id, its component count, then each component's four words.
+ * Ids are never reused. Decoding builds the spec through its description, which runs the record's own
+ * validation, so a member never runs a step on an invalid spec.
  */
 public final class SpecCodec {
     /** Length of an encoded rate or concurrency spec. */
@@ -20,30 +22,19 @@ public final class SpecCodec {
         if (spec instanceof LimitSpec.AllOf all) {
             int n = all.components().size();
             long[] words = new long[2 + WORDS * n];
-            words[0] = Algorithms.ALL_OF;
+            words[0] = CompositeStep.ID;
             words[1] = n;
             for (int i = 0; i < n; i++) {
                 System.arraycopy(encode(all.components().get(i)), 0, words, 2 + WORDS * i, WORDS);
             }
             return words;
         }
-        long id = Algorithms.algorithmId(spec);
-        if (spec instanceof LimitSpec.FixedWindow s) {
-            return new long[] {id, s.permitLimit(), s.windowMillis(), 0};
-        } else if (spec instanceof LimitSpec.SlidingWindow s) {
-            return new long[] {id, s.permitLimit(), s.windowMillis(), s.segmentsPerWindow()};
-        } else if (spec instanceof LimitSpec.SlidingLog s) {
-            return new long[] {id, s.permitLimit(), s.windowMillis(), 0};
-        } else if (spec instanceof LimitSpec.SlidingCounter s) {
-            return new long[] {id, s.permitLimit(), s.windowMillis(), 0};
-        } else if (spec instanceof LimitSpec.TokenBucket s) {
-            return new long[] {id, s.tokenLimit(), s.tokensPerPeriod(), s.replenishmentPeriodMillis()};
-        } else if (spec instanceof LimitSpec.Gcra s) {
-            return new long[] {id, s.permitsPerPeriod(), s.periodMillis(), s.burst()};
-        } else if (spec instanceof LimitSpec.Concurrency s) {
-            return new long[] {id, s.permitLimit(), s.leaseDurationMillis(), 0};
-        }
-        throw new IllegalArgumentException("unknown spec type " + spec.getClass().getName());
+        AlgorithmDescription algorithm = AlgorithmDescription.of(spec);
+        long[] values = algorithm.values(spec);
+        long[] words = new long[WORDS];
+        words[0] = algorithm.id();
+        System.arraycopy(values, 0, words, 1, values.length); // the catalogue admits at most WORDS - 1 values
+        return words;
     }
 
     /**
@@ -56,7 +47,7 @@ public final class SpecCodec {
             throw new IllegalArgumentException("no encoded spec at word " + offset + " of " + words.length);
         }
         int length = WORDS;
-        if (words[offset] == Algorithms.ALL_OF) {
+        if (words[offset] == CompositeStep.ID) {
             long n = offset + 1 < words.length ? words[offset + 1] : -1;
             if (n < 2 || n > LimitSpec.AllOf.MAX_COMPONENTS) {
                 throw new IllegalArgumentException("an encoded composite must have 2 to "
@@ -74,7 +65,7 @@ public final class SpecCodec {
     /** The spec encoded at {@code offset}, rebuilt and so validated again. */
     public static LimitSpec decode(long[] words, int offset) {
         int length = length(words, offset);
-        if (words[offset] == Algorithms.ALL_OF) {
+        if (words[offset] == CompositeStep.ID) {
             int n = (length - 2) / WORDS;
             LimitSpec[] components = new LimitSpec[n];
             for (int i = 0; i < n; i++) {
@@ -92,21 +83,17 @@ public final class SpecCodec {
      * @throws IllegalArgumentException if the words are not an encoded spec
      */
     public static LimitSpec decode(long id, long a, long b, long c) {
-        LimitSpec spec = switch ((int) id) {
-            case Algorithms.FIXED_WINDOW -> new LimitSpec.FixedWindow(a, b);
-            case Algorithms.SLIDING_WINDOW -> new LimitSpec.SlidingWindow(a, b, Math.toIntExact(c));
-            case Algorithms.SLIDING_LOG -> new LimitSpec.SlidingLog(a, b);
-            case Algorithms.SLIDING_COUNTER -> new LimitSpec.SlidingCounter(a, b);
-            case Algorithms.TOKEN_BUCKET -> new LimitSpec.TokenBucket(a, b, c);
-            case Algorithms.GCRA -> new LimitSpec.Gcra(a, b, c);
-            case Algorithms.CONCURRENCY -> new LimitSpec.Concurrency(a, b);
-            default -> throw new IllegalArgumentException("unknown algorithm id " + id
+        Algorithm algorithm = id == (int) id ? Catalogue.withId((int) id) : null;
+        if (algorithm == null) {
+            throw new IllegalArgumentException("unknown algorithm id " + id
                     + " in an encoded spec; is this node running an older Sluice than the caller?");
-        };
-        if (Algorithms.algorithmId(spec) != id) { // the ids are Algorithms' own; this catches a renumbering
-            throw new IllegalStateException("algorithm id " + id + " decoded as " + spec.algorithm()
-                    + ", whose id is " + Algorithms.algorithmId(spec));
         }
-        return spec;
+        AlgorithmDescription description = algorithm.description();
+        if (description.kind() == AlgorithmDescription.Kind.COMPOSITE) {
+            throw new IllegalArgumentException("algorithm id " + id + " is a composite, encoded with its component"
+                    + " count and components, not in four words");
+        }
+        long[] words = {a, b, c};
+        return description.spec(java.util.Arrays.copyOf(words, description.parameters().size()));
     }
 }

@@ -46,7 +46,7 @@ public final class StateMerge {
         long[] merged = mergeStates(RefundMemory.core(a, rememberedA), RefundMemory.core(b, rememberedB));
         long[] memory = RefundMemory.union(RefundMemory.entries(a, rememberedA), RefundMemory.entries(b, rememberedB));
         int id = Algorithms.algorithmIdOf(merged);
-        return id < 0 || id == Algorithms.CONCURRENCY ? merged : RefundMemory.attach(merged, memory);
+        return id < 0 || id == ConcurrencyStep.ID ? merged : RefundMemory.attach(merged, memory);
     }
 
     private static long[] mergeStates(long[] a, long[] b) {
@@ -58,32 +58,32 @@ public final class StateMerge {
         if (idB < 0) {
             return a;
         }
-        if (idA == Algorithms.CONCURRENCY && idB == Algorithms.CONCURRENCY
+        if (idA == ConcurrencyStep.ID && idB == ConcurrencyStep.ID
                 && isWellFormedConcurrency(a) && isWellFormedConcurrency(b)) {
             return concurrency(a, b); // layouts 1 to 3 have common ground: the leases
         }
-        if (idA == Algorithms.SLIDING_LOG && idB == Algorithms.SLIDING_LOG
+        if (idA == SlidingLogStep.ID && idB == SlidingLogStep.ID
                 && SlidingLogStep.isReadable(Algorithms.layoutOf(a)) && SlidingLogStep.isReadable(Algorithms.layoutOf(b))
-                && SlidingLogStep.isWellFormed(a) && SlidingLogStep.isWellFormed(b)) {
+                && SlidingLogStep.isWellFormedLog(a) && SlidingLogStep.isWellFormedLog(b)) {
             return slidingLog(a, b); // layouts 1 and 2 have common ground: the times
         }
         if (a[HEADER] != b[HEADER]) { // another algorithm, layout or shape: no common ground
             return a[LAST_NOW] > b[LAST_NOW] ? a : b;
         }
         switch (idA) {
-            case Algorithms.FIXED_WINDOW:
+            case FixedWindowStep.ID:
                 return windowCounts(a, b, 1);
-            case Algorithms.SLIDING_COUNTER:
+            case SlidingCounterStep.ID:
                 return slidingCounter(a, b);
-            case Algorithms.SLIDING_WINDOW:
+            case SlidingWindowStep.ID:
                 return slidingWindow(a, b);
-            case Algorithms.SLIDING_LOG:
+            case SlidingLogStep.ID:
                 return slidingLog(a, b);
-            case Algorithms.TOKEN_BUCKET:
+            case TokenBucketStep.ID:
                 return tokenBucket(a, b);
-            case Algorithms.GCRA:
+            case GcraStep.ID:
                 return gcra(a, b);
-            case Algorithms.ALL_OF:
+            case CompositeStep.ID:
                 return composite(a, b);
             default:
                 return a[LAST_NOW] > b[LAST_NOW] ? a : b;
@@ -245,8 +245,8 @@ public final class StateMerge {
      * lease on both sides keeps its later expiry, the larger permits and its known nonce.
      */
     private static long[] concurrency(long[] original, long[] other) {
-        long[] a = ConcurrencyStep.upgrade(original);
-        long[] b = ConcurrencyStep.upgrade(other);
+        long[] a = ConcurrencyStep.upgradeLeases(original);
+        long[] b = ConcurrencyStep.upgradeLeases(other);
         Leases mine = Leases.decode(a);
         Leases theirs = Leases.decode(b);
         Leases merged = new Leases(mine.size + theirs.size + 1);

@@ -1,11 +1,12 @@
 package dev.sluice.limiter.algorithm;
 
-import static dev.sluice.limiter.algorithm.Algorithms.TOKEN_BUCKET;
 import static dev.sluice.limiter.algorithm.Algorithms.HEADER_WORDS;
 import static dev.sluice.limiter.algorithm.Algorithms.ceilDiv;
 import static dev.sluice.limiter.algorithm.Algorithms.header;
 
+import dev.sluice.limiter.AlgorithmDescription;
 import dev.sluice.limiter.LimitSpec;
+import java.time.Duration;
 
 /**
  * A bucket that starts full and gains {@code tokensPerPeriod} at the end of each whole period since the
@@ -15,11 +16,57 @@ import dev.sluice.limiter.LimitSpec;
  * refill phase then restarts at the next request (a fresh bucket's periods start at its first request),
  * which can only delay a refill, never add tokens.
  */
-final class TokenBucketStep {
+public final class TokenBucketStep implements Algorithm {
+    /** Its state id. */
+    static final int ID = 5;
+    static final AlgorithmDescription DESCRIPTION = AlgorithmDescription
+            .builder(ID, LimitSpec.TOKEN_BUCKET, LimitSpec.TokenBucket.class)
+            .summary("starts full, gains tokens in whole periods up to the limit; a steady rate with a bounded"
+                    + " burst")
+            .parameters(Parameters.permitLimit("tokenLimit", "the bucket's size, the most taken at once",
+                            LimitSpec.MAX_LIMIT),
+                    AlgorithmDescription.Parameter.count("tokensPerPeriod", "tokens-per-period",
+                            AlgorithmDescription.Unit.PERMITS, 1, LimitSpec.MAX_LIMIT, "tokens added each period"),
+                    AlgorithmDescription.Parameter.duration("replenishmentPeriod", "replenishment-period",
+                            Duration.ofMillis(1), LimitSpec.MAX_DURATION, "time between refills"))
+            .factory(v -> new LimitSpec.TokenBucket(v[0], v[1], v[2]),
+                    s -> new long[] {s.tokenLimit(), s.tokensPerPeriod(), s.replenishmentPeriodMillis()})
+            .rate(AlgorithmDescription.Accuracy.OTHER_RULE, (limit, window, choice) -> {
+                // The finest whole-millisecond refill that adds exactly a limit per window.
+                long g = gcd(limit, window);
+                return new long[] {limit, limit / g, window / g};
+            })
+            .build();
+
     private static final int TOKENS = HEADER_WORDS;
     private static final int LAST_REFILL = HEADER_WORDS + 1;
 
-    private TokenBucketStep() {}
+    /** For the service loader. */
+    public TokenBucketStep() {}
+
+    @Override
+    public AlgorithmDescription description() {
+        return DESCRIPTION;
+    }
+
+    @Override
+    public Verdict run(LimitSpec spec, long[] state, long now, Op op, long permits, long leaseId) {
+        return step((LimitSpec.TokenBucket) spec, state, now, permits);
+    }
+
+    @Override
+    public long[] refunded(LimitSpec spec, long[] state, long now, long permits, long at) {
+        return refund((LimitSpec.TokenBucket) spec, state, now, permits, at);
+    }
+
+    @Override
+    public boolean isWellFormed(long[] state) {
+        return state.length == HEADER_WORDS + 2;
+    }
+
+    private static long gcd(long a, long b) {
+        return b == 0 ? a : gcd(b, a % b);
+    }
 
     static Verdict step(LimitSpec.TokenBucket spec, long[] state, long now, long permits) {
         long capacity = spec.tokenLimit();
@@ -33,14 +80,14 @@ final class TokenBucketStep {
         // capacity to when this spec fills it, so its tokens stay spent until this spec's refills give them
         // back; this spec's own state (which expires exactly then) is left as it is.
         long[] kept = state == null || resetAfter <= 0 || state[Algorithms.EXPIRES_AT] == now + resetAfter ? state
-                : new long[] {header(TOKEN_BUCKET, 0), now, now + resetAfter, tokens, lastRefill};
+                : new long[] {header(ID, 0), now, now + resetAfter, tokens, lastRefill};
         if (tokens >= asked) {
             if (permits == 0) {
                 return Verdict.granted(tokens, capacity, resetAfter, 0, resetAfter, kept);
             }
             long left = tokens - permits;
             long ttl = untilFull(left, capacity, perPeriod, period, lastRefill, now);
-            long[] updated = {header(TOKEN_BUCKET, 0), now, now + ttl, left, lastRefill};
+            long[] updated = {header(ID, 0), now, now + ttl, left, lastRefill};
             return Verdict.granted(left, capacity, ttl, now, ttl, updated);
         }
         long retryAt = lastRefill + ceilDiv(asked - tokens, perPeriod) * period;
@@ -65,7 +112,7 @@ final class TokenBucketStep {
         }
         long left = Math.min(capacity, tokens + give);
         long ttl = untilFull(left, capacity, perPeriod, spec.replenishmentPeriodMillis(), lastRefill, now);
-        return new long[] {header(TOKEN_BUCKET, 0), now, now + ttl, left, lastRefill};
+        return new long[] {header(ID, 0), now, now + ttl, left, lastRefill};
     }
 
     /** The tokens of a live state at {@code now}: whole periods refilled, capped at the (maybe lowered) limit. */

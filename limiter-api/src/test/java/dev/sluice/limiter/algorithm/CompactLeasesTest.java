@@ -1,6 +1,5 @@
 package dev.sluice.limiter.algorithm;
 
-import static dev.sluice.limiter.algorithm.Algorithms.CONCURRENCY;
 import static dev.sluice.limiter.algorithm.StepHarness.BASE;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -126,7 +125,7 @@ final class CompactLeasesTest {
         if (state == null || now >= state[2]) {
             return live;
         }
-        long[] upgraded = ConcurrencyStep.upgrade(state);
+        long[] upgraded = ConcurrencyStep.upgradeLeases(state);
         Leases leases = Leases.decode(upgraded);
         for (int i = 0; i < leases.size; i++) {
             if (leases.expiries[i] > Math.max(now, state[1])) {
@@ -241,7 +240,7 @@ final class CompactLeasesTest {
     /** Copies the live leases, leaving room for {@code extra} more, dropping the lease {@code skip}. */
     private static long[] copyLive(long[] state, long now, int liveLeases, int extra, long skip, long lastToken) {
         long[] updated = new long[LEASES + (liveLeases + extra) * LEASE];
-        updated[0] = header(CONCURRENCY, 0);
+        updated[0] = header(ConcurrencyStep.ID, 0);
         updated[LAST_TOKEN] = lastToken;
         int to = LEASES;
         if (state != null) {

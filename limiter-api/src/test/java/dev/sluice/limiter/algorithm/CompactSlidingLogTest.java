@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
  * refunds and changes of the window.
  */
 final class CompactSlidingLogTest {
-    private static final long LEGACY_HEADER = Algorithms.MAGIC << 48 | (long) Algorithms.SLIDING_LOG << 40
+    private static final long LEGACY_HEADER = Algorithms.MAGIC << 48 | (long) SlidingLogStep.ID << 40
             | (long) SlidingLogStep.LEGACY_LAYOUT << 32;
 
     /** The log as it was: a sorted array of times after the three header words. */
@@ -163,8 +163,8 @@ final class CompactSlidingLogTest {
                 times[1] = t;
                 times[2] = t + 60_000;
                 long[] encoded = SlidingLogStep.encode(times);
-                assertEquals(Algorithms.SLIDING_LOG_LAYOUT_VERSION, Algorithms.layoutOf(encoded));
-                assertTrue(SlidingLogStep.isWellFormed(encoded));
+                assertEquals(SlidingLogStep.LAYOUT_VERSION, Algorithms.layoutOf(encoded));
+                assertTrue(SlidingLogStep.isWellFormedLog(encoded));
                 assertArrayEquals(times, SlidingLogStep.timestamps(encoded), n + " times of shape " + shape);
             }
         }
@@ -201,7 +201,7 @@ final class CompactSlidingLogTest {
         assertEquals(2, probe.remaining());
         Verdict v = Algorithms.acquire(spec, legacy, BASE + 1_005, 2); // the first time has left the window
         assertEquals(1, v.remaining());
-        assertEquals(Algorithms.SLIDING_LOG_LAYOUT_VERSION, Algorithms.layoutOf(v.state()));
+        assertEquals(SlidingLogStep.LAYOUT_VERSION, Algorithms.layoutOf(v.state()));
         assertArrayEquals(new long[] {LEGACY_HEADER, BASE + 1_005, BASE + 2_005, BASE + 10, BASE + 20, BASE + 1_005,
                 BASE + 1_005}, SlidingLogStep.timestamps(v.state()));
         Verdict refused = Algorithms.acquire(spec, legacy, BASE + 30, 3);

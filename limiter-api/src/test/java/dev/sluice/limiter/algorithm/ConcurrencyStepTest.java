@@ -155,7 +155,7 @@ final class ConcurrencyStepTest {
      */
     static long[] layout1(long lastNow, long expiresAt, long lastToken, long... triples) {
         long[] state = new long[Algorithms.HEADER_WORDS + 1 + triples.length];
-        state[0] = (Algorithms.MAGIC << 48) | ((long) Algorithms.CONCURRENCY << 40) | (1L << 32);
+        state[0] = (Algorithms.MAGIC << 48) | ((long) ConcurrencyStep.ID << 40) | (1L << 32);
         state[1] = lastNow;
         state[2] = expiresAt;
         state[3] = lastToken;
@@ -174,7 +174,7 @@ final class ConcurrencyStepTest {
         Verdict next = store.run(BASE + 2, Op.ACQUIRE, 1, 5);
         assertTrue(next.granted());
         assertTrue(next.token() > token);
-        assertEquals(Algorithms.CONCURRENCY_LAYOUT_VERSION, Algorithms.layoutOf(store.state));
+        assertEquals(ConcurrencyStep.LAYOUT_VERSION, Algorithms.layoutOf(store.state));
         assertEquals(2, Leases.count(store.state));
         assertTrue(store.renew(BASE + 3, token).granted(), "the old lease is still known by its token");
         assertTrue(store.release(BASE + 4, token).granted());

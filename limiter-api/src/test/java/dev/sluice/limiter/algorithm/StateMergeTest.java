@@ -23,7 +23,7 @@ final class StateMergeTest {
         long[] current = Algorithms.step(SPEC, null, BASE + 1, Op.ACQUIRE, 1, 42).state();
         for (long[] merged : new long[][] {StateMerge.merge(old, current), StateMerge.merge(current, old)}) {
             assertEquals(3, held(merged, BASE + 2));
-            assertEquals(Algorithms.CONCURRENCY_LAYOUT_VERSION, Algorithms.layoutOf(merged));
+            assertEquals(ConcurrencyStep.LAYOUT_VERSION, Algorithms.layoutOf(merged));
         }
     }
 
