@@ -2,14 +2,14 @@ package dev.sluice.http;
 
 import static dev.sluice.http.SettingText.quote;
 
-import dev.sluice.http.SluiceSettings.Algorithm;
+import dev.sluice.limiter.AlgorithmDescription;
+import dev.sluice.limiter.AlgorithmDescription.Parameter;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.Type;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -18,6 +18,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.Function;
+import java.util.stream.Collectors;
 
 /**
  * Fills {@link SluiceSettings} from plain {@code sluice.*} properties, where there is no Spring: each property is a
@@ -33,17 +34,13 @@ final class PropertiesReader {
     /** Every property outside {@code sluice.policies.} and {@code sluice.routes.}. */
     static final List<String> TOP_LEVEL = leaves(SluiceSettings.class, PREFIX);
 
-    // A composite is no algorithm of its own here: a route names several policies instead.
-    static final List<String> ALGORITHMS = Arrays.stream(Algorithm.values()).map(Algorithm::written).toList();
-    /** The settings of a policy's limit, by algorithm; the others apply to every algorithm. */
-    static final Map<String, Set<String>> ALGORITHM_KEYS = Map.of(
-            "fixed-window", Set.of("permit-limit", "window"),
-            "sliding-window", Set.of("permit-limit", "window", "segments"),
-            "sliding-log", Set.of("permit-limit", "window"),
-            "sliding-counter", Set.of("permit-limit", "window"),
-            "token-bucket", Set.of("permit-limit", "tokens-per-period", "replenishment-period"),
-            "gcra", Set.of("permit-limit", "window", "burst"),
-            "concurrency", Set.of("permit-limit", "lease-duration"));
+    /** The algorithms a policy names; a composite is none here: a route names several policies instead. */
+    static final List<AlgorithmDescription> POLICY_ALGORITHMS = AlgorithmDescription.all().stream()
+            .filter(d -> d.kind() != AlgorithmDescription.Kind.COMPOSITE).toList();
+    static final List<String> ALGORITHMS = POLICY_ALGORITHMS.stream().map(AlgorithmDescription::name).toList();
+    /** The settings of a policy's limit, by algorithm, as its description names them; the others apply to all. */
+    static final Map<String, Set<String>> ALGORITHM_KEYS = POLICY_ALGORITHMS.stream().collect(Collectors.toUnmodifiableMap(
+            AlgorithmDescription::name, d -> d.parameters().stream().map(Parameter::setting).collect(Collectors.toSet())));
     static final Set<String> COMMON_POLICY_KEYS = commonPolicyKeys();
     static final Set<String> ROUTE_KEYS = settings(SluiceSettings.RouteSettings.class).keySet();
 

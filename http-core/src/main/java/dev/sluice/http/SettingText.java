@@ -1,5 +1,6 @@
 package dev.sluice.http;
 
+import dev.sluice.limiter.AlgorithmDescription;
 import dev.sluice.limiter.Capacity;
 import dev.sluice.limiter.LimitSpec;
 import java.lang.reflect.ParameterizedType;
@@ -10,6 +11,7 @@ import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.time.temporal.ChronoUnit;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -28,21 +30,11 @@ public final class SettingText {
             + " with a unit of ns, us, ms, s, m, h or d (1m, 30s, 500ms)";
     static final String BOOLEAN_EXPECTED = "expected true or false (also yes/no, on/off, 1/0; any case)";
 
-    /** The whole numbers each numeric setting allows, by the setting's name. */
-    static final Map<String, long[]> RANGES = Map.ofEntries(
-            Map.entry("permit-limit", new long[] {1, LimitSpec.MAX_LIMIT}),
-            Map.entry("segments", new long[] {1, LimitSpec.SlidingWindow.MAX_SEGMENTS}),
-            Map.entry("tokens-per-period", new long[] {1, LimitSpec.MAX_LIMIT}),
-            Map.entry("burst", new long[] {1, LimitSpec.MAX_LIMIT}),
-            Map.entry("queue-limit", new long[] {0, LimitSpec.MAX_LIMIT}),
-            Map.entry("max-retries", new long[] {0, 10}),
-            Map.entry("cost", new long[] {1, LimitSpec.MAX_LIMIT}),
-            Map.entry("ipv6-prefix", new long[] {1, 128}),
-            Map.entry("max-keys", new long[] {1, Capacity.MAX_KEYS}),
-            Map.entry("max-bytes", new long[] {Capacity.ESTIMATED_BYTES_PER_KEY,
-                Capacity.MAX_KEYS * Capacity.ESTIMATED_BYTES_PER_KEY}),
-            Map.entry("heap-percent", new long[] {1, Capacity.MAX_HEAP_PERCENT}),
-            Map.entry("overflow-cells", new long[] {1, Capacity.MAX_OVERFLOW_CELLS}));
+    /**
+     * The whole numbers each numeric setting allows, by the setting's name: an algorithm's parameter as widely as any
+     * algorithm allows it (the policy's own algorithm checks its bounds when the limit is built).
+     */
+    static final Map<String, long[]> RANGES = ranges();
 
     private static final Pattern SIMPLE_DURATION = Pattern.compile("([+-]?[0-9]{1,18})([a-zA-Z]{1,2})");
 
@@ -154,6 +146,28 @@ public final class SettingText {
             case "d" -> Duration.ofDays(amount);
             default -> null;
         };
+    }
+
+    private static Map<String, long[]> ranges() {
+        Map<String, long[]> ranges = new HashMap<>(Map.of(
+                "queue-limit", new long[] {0, LimitSpec.MAX_LIMIT},
+                "max-retries", new long[] {0, 10},
+                "cost", new long[] {1, LimitSpec.MAX_LIMIT},
+                "ipv6-prefix", new long[] {1, 128},
+                "max-keys", new long[] {1, Capacity.MAX_KEYS},
+                "max-bytes", new long[] {Capacity.ESTIMATED_BYTES_PER_KEY,
+                    Capacity.MAX_KEYS * Capacity.ESTIMATED_BYTES_PER_KEY},
+                "heap-percent", new long[] {1, Capacity.MAX_HEAP_PERCENT},
+                "overflow-cells", new long[] {1, Capacity.MAX_OVERFLOW_CELLS}));
+        for (AlgorithmDescription d : AlgorithmDescription.all()) {
+            for (AlgorithmDescription.Parameter p : d.parameters()) {
+                if (!p.isDuration()) {
+                    ranges.merge(p.setting(), new long[] {p.min(), p.max()},
+                            (a, b) -> new long[] {Math.min(a[0], b[0]), Math.max(a[1], b[1])});
+                }
+            }
+        }
+        return Map.copyOf(ranges);
     }
 
     static String quote(String value) {

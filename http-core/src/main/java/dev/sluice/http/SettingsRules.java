@@ -9,6 +9,8 @@ import dev.sluice.http.SluiceSettings.CapacitySettings;
 import dev.sluice.http.SluiceSettings.ClientSettings;
 import dev.sluice.http.SluiceSettings.PolicySettings;
 import dev.sluice.http.SluiceSettings.RouteSettings;
+import dev.sluice.limiter.AlgorithmDescription;
+import dev.sluice.limiter.AlgorithmDescription.Parameter;
 import dev.sluice.limiter.Capacity;
 import dev.sluice.limiter.IllegalParameterException;
 import dev.sluice.limiter.LimitSpec;
@@ -31,23 +33,6 @@ import java.util.function.Function;
  */
 final class SettingsRules {
     private static final String IDENTITY = PREFIX + "client.identity";
-
-    /** Spec parameters ({@link IllegalParameterException#parameter()}) and the property that sets each. */
-    private static final Map<String, String> SPEC_FIELDS = Map.ofEntries(
-            Map.entry("permitLimit", "permit-limit"),
-            Map.entry("tokenLimit", "permit-limit"),
-            Map.entry("permitsPerPeriod", "permit-limit"),
-            Map.entry("windowMillis", "window"),
-            Map.entry("window", "window"),
-            Map.entry("periodMillis", "window"),
-            Map.entry("period", "window"),
-            Map.entry("segmentsPerWindow", "segments"),
-            Map.entry("tokensPerPeriod", "tokens-per-period"),
-            Map.entry("replenishmentPeriod", "replenishment-period"),
-            Map.entry("replenishmentPeriodMillis", "replenishment-period"),
-            Map.entry("burst", "burst"),
-            Map.entry("leaseDuration", "lease-duration"),
-            Map.entry("leaseDurationMillis", "lease-duration"));
 
     /**
      * Numeric ids in numeric order first, then the others alphabetically: the order errors are reported in.
@@ -164,39 +149,43 @@ final class SettingsRules {
         }
     }
 
+    /** The algorithm a policy names, in any case. */
+    private AlgorithmDescription algorithm(String property, String name) {
+        String wanted = name.strip().toLowerCase(Locale.ROOT);
+        return PropertiesReader.POLICY_ALGORITHMS.stream().filter(d -> d.name().equals(wanted)).findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("invalid property " + property + "="
+                        + shown(property, name) + "; expected one of " + PropertiesReader.ALGORITHMS));
+    }
+
     private RateLimitPolicy policy(String name, PolicySettings settings) {
         String base = POLICIES + name + ".";
         if (settings.getAlgorithm() == null) {
             throw new IllegalArgumentException("missing property " + base + "algorithm; expected one of "
                     + PropertiesReader.ALGORITHMS);
         }
-        String algorithm = settings.getAlgorithm().written();
+        AlgorithmDescription description = algorithm(base + "algorithm", settings.getAlgorithm());
+        String algorithm = description.name();
         Map<String, Object> set = new LinkedHashMap<>();
         for (PropertiesReader.Setting setting : PropertiesReader.settings(PolicySettings.class).values()) {
             Object value = setting.get(settings);
-            if (value != null) {
+            if (value != null && !setting.name().equals("algorithm")) {
                 set.put(setting.name(), value);
                 checkAppliesTo(base, setting.name(), shown(base + setting.name(), value), algorithm);
             }
         }
         Policy p = new Policy(base, algorithm, set);
+        Map<String, Object> parameters = new LinkedHashMap<>();
+        for (Parameter parameter : description.parameters()) {
+            if (set.containsKey(parameter.setting()) || parameter.defaultValue().isEmpty()) {
+                parameters.put(parameter.name(), parameter.isDuration() ? p.duration(parameter.setting())
+                        : p.number(parameter.setting()));
+            }
+        }
         LimitSpec spec;
         try {
-            spec = switch (settings.getAlgorithm()) {
-                case FIXED_WINDOW -> LimitSpec.fixedWindow(p.limit(), p.duration("window"));
-                case SLIDING_WINDOW -> LimitSpec.slidingWindow(p.limit(), p.duration("window"), (int) p.number("segments"));
-                case SLIDING_LOG -> LimitSpec.slidingLog(p.limit(), p.duration("window"));
-                case SLIDING_COUNTER -> LimitSpec.slidingCounter(p.limit(), p.duration("window"));
-                case TOKEN_BUCKET -> LimitSpec.tokenBucket(p.limit(), p.number("tokens-per-period"),
-                        p.duration("replenishment-period"));
-                case GCRA -> LimitSpec.gcra(p.limit(), p.duration("window"), p.number("burst"));
-                case CONCURRENCY -> LimitSpec.concurrency(p.limit(), set.containsKey("lease-duration")
-                        ? p.duration("lease-duration") : LimitSpec.DEFAULT_LEASE_DURATION);
-            };
-        } catch (PropertyException e) {
-            throw e;
+            spec = description.spec(parameters);
         } catch (IllegalArgumentException e) {
-            throw p.specError(e);
+            throw p.specError(e, description);
         }
         LimiterOptions.Builder options = RateLimitPolicy.EDGE_DEFAULTS.toBuilder();
         if (settings.getQueueLimit() != null) {
@@ -234,15 +223,6 @@ final class SettingsRules {
         return policy;
     }
 
-    /** An error already attributed to its property. */
-    private static final class PropertyException extends IllegalArgumentException {
-        private static final long serialVersionUID = 1L;
-
-        PropertyException(String message) {
-            super(message);
-        }
-    }
-
     /** One policy's settings that are set, by name, with errors that name the property. */
     private final class Policy {
         private final String base;
@@ -255,14 +235,10 @@ final class SettingsRules {
             this.set = set;
         }
 
-        long limit() {
-            return number("permit-limit");
-        }
-
         Object require(String setting, String expected) {
             Object v = set.get(setting);
             if (v == null) {
-                throw new PropertyException("missing property " + base + setting + "; expected " + expected
+                throw new IllegalArgumentException("missing property " + base + setting + "; expected " + expected
                         + " (required by algorithm " + algorithm + ")");
             }
             return v;
@@ -287,13 +263,15 @@ final class SettingsRules {
         }
 
         IllegalArgumentException error(String setting, String expected) {
-            return new PropertyException("invalid property " + base + setting + "="
+            return new IllegalArgumentException("invalid property " + base + setting + "="
                     + shown(base + setting, set.get(setting)) + "; " + expected);
         }
 
         /** A spec's own validation error, attributed to the property that sets the parameter it names. */
-        IllegalArgumentException specError(IllegalArgumentException e) {
-            String property = e instanceof IllegalParameterException p ? SPEC_FIELDS.get(p.parameter()) : null;
+        IllegalArgumentException specError(IllegalArgumentException e, AlgorithmDescription description) {
+            String property = e instanceof IllegalParameterException p ? description.parameters().stream()
+                    .filter(d -> d.name().equals(p.parameter()) || d.component().equals(p.parameter()))
+                    .map(Parameter::setting).findFirst().orElse(null) : null;
             if (property != null && set.containsKey(property)) {
                 return new IllegalArgumentException("invalid property " + base + property + "="
                         + shown(base + property, set.get(property)) + "; " + e.getMessage(), e);

@@ -1,5 +1,6 @@
 package dev.sluice.http;
 
+import dev.sluice.limiter.AlgorithmDescription;
 import dev.sluice.limiter.Capacity;
 import dev.sluice.limiter.Durability;
 import dev.sluice.limiter.FailureMode;
@@ -73,16 +74,6 @@ public class SluiceSettings {
         PropertiesReader.checkWritten(property, value);
     }
 
-    /** The algorithms of {@code sluice.policies.<name>.algorithm}, written in kebab case ({@code fixed-window}). */
-    public enum Algorithm {
-        FIXED_WINDOW, SLIDING_WINDOW, SLIDING_LOG, SLIDING_COUNTER, TOKEN_BUCKET, GCRA, CONCURRENCY;
-
-        /** The name as a property writes it, such as {@code fixed-window}. */
-        public String written() {
-            return SettingText.written(this);
-        }
-    }
-
     /** The words of {@code sluice.capacity.policy}, written in kebab case. */
     public enum CapacityPolicy {
         /** New keys at the bound are decided on shared overflow cells ({@link Capacity.Policy#SHARE_OVERFLOW_CELLS}). */
@@ -104,12 +95,18 @@ public class SluiceSettings {
         }
     }
 
-    /** One policy. Which of the limit's settings apply depends on the algorithm; one that does not apply is an error. */
+    /**
+     * One policy. Which of the limit's settings apply depends on the algorithm ({@link AlgorithmDescription} names
+     * each parameter's setting); one that does not apply is an error.
+     */
     @ConfigurationPropertiesSource
     @SuppressWarnings("exports")
     public static class PolicySettings {
-        /** The algorithm (required). */
-        private Algorithm algorithm;
+        /**
+         * The algorithm (required): fixed-window, sliding-window, sliding-log, sliding-counter, token-bucket, gcra or
+         * concurrency.
+         */
+        private String algorithm;
         /** Permits per window, bucket size, permits per GCRA period, or concurrent permits (required). */
         private Long permitLimit;
         /** The window (window algorithms) or the period (gcra). */
@@ -142,8 +139,8 @@ public class SluiceSettings {
         /** Nothing set. */
         public PolicySettings() {}
 
-        public Algorithm getAlgorithm() { return algorithm; }
-        public void setAlgorithm(Algorithm algorithm) { this.algorithm = algorithm; }
+        public String getAlgorithm() { return algorithm; }
+        public void setAlgorithm(String algorithm) { this.algorithm = algorithm; }
         public Long getPermitLimit() { return permitLimit; }
         public void setPermitLimit(Long permitLimit) { this.permitLimit = permitLimit; }
         public Duration getWindow() { return window; }
