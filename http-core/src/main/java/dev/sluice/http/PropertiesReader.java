@@ -39,8 +39,9 @@ final class PropertiesReader {
             .filter(d -> d.kind() != AlgorithmDescription.Kind.COMPOSITE).toList();
     static final List<String> ALGORITHMS = POLICY_ALGORITHMS.stream().map(AlgorithmDescription::name).toList();
     /** The settings of a policy's limit, by algorithm, as its description names them; the others apply to all. */
-    static final Map<String, Set<String>> ALGORITHM_KEYS = POLICY_ALGORITHMS.stream().collect(Collectors.toUnmodifiableMap(
-            AlgorithmDescription::name, d -> d.parameters().stream().map(Parameter::setting).collect(Collectors.toSet())));
+    static final Map<String, Set<String>> ALGORITHM_KEYS = POLICY_ALGORITHMS.stream()
+            .collect(Collectors.toUnmodifiableMap(AlgorithmDescription::name,
+                    d -> d.parameters().stream().map(Parameter::setting).collect(Collectors.toUnmodifiableSet())));
     static final Set<String> COMMON_POLICY_KEYS = commonPolicyKeys();
     static final Set<String> ROUTE_KEYS = settings(SluiceSettings.RouteSettings.class).keySet();
 

@@ -138,7 +138,7 @@ final class SettingsRules {
     }
 
     /** Refuses {@code setting} of a policy of {@code algorithm} unless it applies to that algorithm. */
-    static void checkAppliesTo(String base, String setting, String shownValue, String algorithm) {
+    private static void checkAppliesTo(String base, String setting, String shownValue, String algorithm) {
         Set<String> specKeys = PropertiesReader.ALGORITHM_KEYS.get(algorithm);
         if (!PropertiesReader.COMMON_POLICY_KEYS.contains(setting) && !specKeys.contains(setting)) {
             List<String> allowed = new ArrayList<>(specKeys);

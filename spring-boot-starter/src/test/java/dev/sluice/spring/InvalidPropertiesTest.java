@@ -42,6 +42,9 @@ class InvalidPropertiesTest {
                 "sluice.policies.p.algorithm=leaky-bucket",
                 "sluice.policies.p.window=1min",
                 "sluice.policies.p.window=-PT1M",
+                "sluice.policies.p.window=60", // Boot alone would read milliseconds
+                "sluice.policies.p.decision-timeout=500",
+                "sluice.policies.p.algorithm=FIXED_WINDOW",
                 "sluice.policies.p.segments=6",
                 "sluice.policies.p.failure-mode=open",
                 "sluice.policies.p.durability=fast",
