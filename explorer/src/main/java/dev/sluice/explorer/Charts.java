@@ -66,7 +66,7 @@ final class Charts {
         return FRAME_HEIGHT + lanes * LANE_HEIGHT + CURVE_HEIGHT;
     }
 
-    /** ColorBrewer's Set1 in lane order, so each lane keeps its colour while lanes are only added after it. */
+    /** ColorBrewer's Set1 colours by lane: each lane keeps its colour, and a lane added after them takes the next. */
     private static final int[] PALETTE = {0xE41A1C, 0xFF7F00, 0x377EB8, 0x4DAF4A, 0x984EA3, 0xA65628, 0xF781BF,
         0x999999};
 

@@ -121,7 +121,7 @@ public final class AlgorithmDescription {
                     summary);
         }
 
-        /** This parameter with a default value ({@link #min}, {@link #max}'s unit). */
+        /** This parameter with a default value, in its unit (milliseconds for a duration). */
         public Parameter withDefault(long value) {
             return new Parameter(name, setting, unit, min, max, OptionalLong.of(value), summary);
         }
@@ -448,7 +448,7 @@ public final class AlgorithmDescription {
      */
     public String markdownRow() {
         String args = parameters.stream().map(Parameter::name).collect(Collectors.joining(", "));
-        String params = parameters.isEmpty() ? "2 to 8 rate specs"
+        String params = parameters.isEmpty() ? "2 to " + LimitSpec.AllOf.MAX_COMPONENTS + " rate specs"
                 : parameters.stream().map(AlgorithmDescription::markdown).collect(Collectors.joining("; "));
         return "| `" + name + "` | `" + factoryName() + "(" + (kind == Kind.COMPOSITE ? "spec, spec, ..." : args)
                 + ")` | " + params + " | " + summary + " |";

@@ -33,6 +33,14 @@ public interface Algorithm {
     /** Whether state of a layout this code reads has words that fit it, so a step never reads past their end. */
     boolean isWellFormed(long[] state);
 
+    /**
+     * Two copies of one key's state that diverged while a cluster was split, as one that carries at least the
+     * consumption of each, so a healed cluster never grants what either side already gave away; one of the two
+     * when it already dominates the other. Both are well formed, of layouts this code reads ({@link StateMerge}
+     * checks), without refund memory.
+     */
+    long[] merge(long[] a, long[] b);
+
     /** The layout version this code writes. */
     default int layoutVersion() {
         return Algorithms.LAYOUT_VERSION;

@@ -16,6 +16,7 @@ import java.util.ServiceLoader;
  */
 public final class Catalogue {
     private final List<Algorithm> algorithms;
+    private final List<AlgorithmDescription> descriptions;
     private final Algorithm[] byId = new Algorithm[256];
     private final Map<String, Algorithm> byName = new HashMap<>();
     private final Map<Class<?>, Algorithm> bySpecType = new HashMap<>();
@@ -42,6 +43,7 @@ public final class Catalogue {
         }
         list.sort(Comparator.comparingInt(a -> a.description().id()));
         this.algorithms = List.copyOf(list);
+        this.descriptions = algorithms.stream().map(Algorithm::description).toList();
     }
 
     private static void refuseClash(String what, Algorithm registered, Algorithm other) {
@@ -58,7 +60,12 @@ public final class Catalogue {
     }
 
     private static Catalogue get() {
-        return Holder.CATALOGUE;
+        Catalogue catalogue = Holder.CATALOGUE;
+        if (catalogue == null) { // read again by the thread that is loading it: an algorithm built a spec meanwhile
+            throw new IllegalStateException("a spec was built while the algorithms were loading; an algorithm's"
+                    + " class must not build specs as it initializes");
+        }
+        return catalogue;
     }
 
     /** Every algorithm, in the order of their ids. */
@@ -68,7 +75,7 @@ public final class Catalogue {
 
     /** Every algorithm's description, in the order of their ids. */
     public static List<AlgorithmDescription> descriptions() {
-        return all().stream().map(Algorithm::description).toList();
+        return get().descriptions;
     }
 
     /**

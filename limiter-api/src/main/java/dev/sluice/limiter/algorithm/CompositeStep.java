@@ -55,6 +55,33 @@ public final class CompositeStep implements Algorithm {
         return components >= 2 && components <= LimitSpec.AllOf.MAX_COMPONENTS && isWellFormed(state, components);
     }
 
+    /** Composites of the same component count: each component merged on its own. */
+    @Override
+    public long[] merge(long[] a, long[] b) {
+        int n = Algorithms.shapeOf(a);
+        if (!isWellFormed(a, n) || !isWellFormed(b, n)) {
+            return a[LAST_NOW] > b[LAST_NOW] ? a : b;
+        }
+        long[][] pa = parts(a, n);
+        long[][] pb = parts(b, n);
+        long[][] merged = new long[n][];
+        boolean allA = true;
+        boolean allB = true;
+        for (int i = 0; i < n; i++) {
+            merged[i] = StateMerge.merge(pa[i], pb[i]);
+            allA &= merged[i] == pa[i];
+            allB &= merged[i] == pb[i];
+        }
+        if (allA && a[EXPIRES_AT] >= b[EXPIRES_AT]) {
+            return a;
+        }
+        if (allB && b[EXPIRES_AT] >= a[EXPIRES_AT]) {
+            return b;
+        }
+        return join(a[HEADER], Math.max(a[LAST_NOW], b[LAST_NOW]), Math.max(a[EXPIRES_AT], b[EXPIRES_AT]),
+                merged);
+    }
+
     @Override
     public void checkShape(LimitSpec spec, long[] state) {
         int components = ((LimitSpec.AllOf) spec).components().size();

@@ -6,6 +6,8 @@ import static dev.sluice.limiter.algorithm.Algorithms.LAST_NOW;
 
 import dev.sluice.limiter.AlgorithmDescription;
 import dev.sluice.limiter.LimitSpec;
+import java.util.Map;
+import java.util.HashMap;
 import java.time.Duration;
 
 /**
@@ -98,6 +100,50 @@ public final class ConcurrencyStep implements Algorithm {
     @Override
     public boolean isWellFormed(long[] state) {
         return hasValidLength(state);
+    }
+
+    /**
+     * The union of two concurrency states' leases by token, in layout 3 (a layout 1 lease is read with nonce 0). A
+     * lease on both sides keeps its later expiry, the larger permits and its known nonce.
+     */
+    @Override
+    public long[] merge(long[] original, long[] other) {
+        long[] a = upgradeLeases(original);
+        long[] b = upgradeLeases(other);
+        Leases mine = Leases.decode(a);
+        Leases theirs = Leases.decode(b);
+        Leases merged = new Leases(mine.size + theirs.size + 1);
+        Map<Long, Integer> slotOfToken = new HashMap<>();
+        for (int i = 0; i < mine.size; i++) {
+            slotOfToken.put(mine.tokens[i], merged.size);
+            merged.add(mine.tokens[i], mine.permits[i], mine.expiries[i], mine.nonces[i]);
+        }
+        boolean changed = false;
+        for (int i = 0; i < theirs.size; i++) {
+            Integer slot = slotOfToken.get(theirs.tokens[i]);
+            if (slot == null) {
+                merged.add(theirs.tokens[i], theirs.permits[i], theirs.expiries[i], theirs.nonces[i]);
+                changed = true;
+                continue;
+            }
+            if (theirs.expiries[i] > merged.expiries[slot]) {
+                merged.expiries[slot] = theirs.expiries[i];
+                merged.permits[slot] = Math.max(merged.permits[slot], theirs.permits[i]);
+                changed = true;
+            }
+            if (merged.nonces[slot] == 0 && theirs.nonces[i] != 0) {
+                merged.nonces[slot] = theirs.nonces[i];
+                changed = true;
+            }
+        }
+        long lastToken = Math.max(a[Leases.LAST_TOKEN], b[Leases.LAST_TOKEN]);
+        long lastNow = Math.max(a[LAST_NOW], b[LAST_NOW]);
+        long expiresAt = Math.max(a[EXPIRES_AT], b[EXPIRES_AT]);
+        if (!changed && lastToken == a[Leases.LAST_TOKEN] && lastNow == a[LAST_NOW] && expiresAt == a[EXPIRES_AT]) {
+            return original; // in its own layout: the next step that changes it writes layout 3
+        }
+        merged.sortByExpiry();
+        return merged.encode(lastNow, expiresAt, lastToken, latestAge(merged));
     }
 
     @Override

@@ -46,6 +46,12 @@ public final class FixedWindowStep implements Algorithm {
         return state.length == HEADER_WORDS + 2;
     }
 
+    /** The same window keeps the higher count; otherwise the newer window. */
+    @Override
+    public long[] merge(long[] a, long[] b) {
+        return StateMerge.windowCounts(a, b, 1);
+    }
+
     static Verdict step(LimitSpec.FixedWindow spec, long[] state, long now, long permits) {
         long window = spec.windowMillis();
         long limit = spec.permitLimit();

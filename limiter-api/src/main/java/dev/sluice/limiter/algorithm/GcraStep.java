@@ -59,6 +59,15 @@ public final class GcraStep implements Algorithm {
         return state.length == HEADER_WORDS + 2;
     }
 
+    /** {@code [header, lastNow, expiresAt, tatMillis, tatFraction]}: the later arrival time. */
+    @Override
+    public long[] merge(long[] a, long[] b) {
+        int tat = HEADER_WORDS;
+        int fraction = HEADER_WORDS + 1;
+        boolean aLater = a[tat] > b[tat] || (a[tat] == b[tat] && a[fraction] >= b[fraction]);
+        return StateMerge.withTimes(aLater ? a : b, a, b);
+    }
+
     static Verdict step(LimitSpec.Gcra spec, long[] state, long now, long permits) {
         long rate = spec.permitsPerPeriod();
         long period = spec.periodMillis();

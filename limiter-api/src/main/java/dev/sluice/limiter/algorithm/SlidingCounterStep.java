@@ -54,6 +54,27 @@ public final class SlidingCounterStep implements Algorithm {
         return state.length == HEADER_WORDS + 3;
     }
 
+    /** {@code [header, lastNow, expiresAt, start, previous, current]}. */
+    @Override
+    public long[] merge(long[] a, long[] b) {
+        int start = HEADER_WORDS;
+        int previous = HEADER_WORDS + 1;
+        int current = HEADER_WORDS + 2;
+        if (a[start] == b[start]) {
+            return StateMerge.windowCounts(a, b, 2);
+        }
+        long[] newer = a[start] > b[start] ? a : b;
+        long[] older = newer == a ? b : a;
+        long window = newer[EXPIRES_AT] - newer[start] - (older[EXPIRES_AT] - older[start]) == 0
+                ? (newer[EXPIRES_AT] - newer[start]) / 2 : -1;
+        if (window > 0 && older[start] + window == newer[start] && older[current] > newer[previous]) {
+            long[] merged = newer.clone();
+            merged[previous] = older[current];
+            return StateMerge.finish(merged, a, b, true);
+        }
+        return newer;
+    }
+
     static Verdict step(LimitSpec.SlidingCounter spec, long[] state, long now, long permits) {
         long window = spec.windowMillis();
         long limit = spec.permitLimit();

@@ -78,6 +78,27 @@ public final class SlidingLogStep implements Algorithm {
         return isWellFormedLog(state);
     }
 
+    /** {@code [header, lastNow, expiresAt, t1 <= t2 <= ...]}: the newest max(n1, n2) of both logs. */
+    @Override
+    public long[] merge(long[] stateA, long[] stateB) {
+        long[] a = timestamps(stateA);
+        long[] b = timestamps(stateB);
+        int n = Math.max(a.length, b.length) - HEADER_WORDS;
+        long[] all = new long[a.length + b.length - 2 * HEADER_WORDS];
+        System.arraycopy(a, HEADER_WORDS, all, 0, a.length - HEADER_WORDS);
+        System.arraycopy(b, HEADER_WORDS, all, a.length - HEADER_WORDS, b.length - HEADER_WORDS);
+        Arrays.sort(all);
+        long[] merged = new long[HEADER_WORDS + n];
+        merged[HEADER] = a[HEADER];
+        merged[LAST_NOW] = Math.max(a[LAST_NOW], b[LAST_NOW]);
+        merged[EXPIRES_AT] = Math.max(a[EXPIRES_AT], b[EXPIRES_AT]);
+        System.arraycopy(all, all.length - n, merged, HEADER_WORDS, n);
+        if (Arrays.equals(merged, a)) {
+            return stateA;
+        }
+        return Arrays.equals(merged, b) ? stateB : encode(merged);
+    }
+
     @Override
     public int layoutVersion() {
         return LAYOUT_VERSION;

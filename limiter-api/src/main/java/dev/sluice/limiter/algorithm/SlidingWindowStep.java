@@ -1,5 +1,7 @@
 package dev.sluice.limiter.algorithm;
 
+import static dev.sluice.limiter.algorithm.Algorithms.LAST_NOW;
+import static dev.sluice.limiter.algorithm.Algorithms.HEADER;
 import static dev.sluice.limiter.algorithm.Algorithms.EXPIRES_AT;
 import static dev.sluice.limiter.algorithm.Algorithms.HEADER_WORDS;
 import static dev.sluice.limiter.algorithm.Algorithms.header;
@@ -7,6 +9,7 @@ import static dev.sluice.limiter.algorithm.Algorithms.shapeOf;
 
 import dev.sluice.limiter.AlgorithmDescription;
 import dev.sluice.limiter.LimitSpec;
+import java.util.Arrays;
 
 /**
  * A window of {@code s} epoch-aligned segments. State: the absolute index of the newest segment, then a
@@ -64,6 +67,41 @@ public final class SlidingWindowStep implements Algorithm {
         int segments = shapeOf(state);
         return segments >= 1 && segments <= LimitSpec.SlidingWindow.MAX_SEGMENTS
                 && state.length == HEADER_WORDS + 1 + segments;
+    }
+
+    /** {@code [header(segments), lastNow, expiresAt, newestSegment, ring...]}. */
+    @Override
+    public long[] merge(long[] a, long[] b) {
+        int newestAt = HEADER_WORDS;
+        int ring = HEADER_WORDS + 1;
+        int segments = a.length - ring;
+        if (segments <= 0 || b.length != a.length) {
+            return a[LAST_NOW] > b[LAST_NOW] ? a : b;
+        }
+        long newest = Math.max(a[newestAt], b[newestAt]);
+        long[] merged = new long[a.length];
+        merged[HEADER] = a[HEADER];
+        merged[newestAt] = newest;
+        for (long j = newest - segments + 1; j <= newest; j++) {
+            int slot = ring + (int) Math.floorMod(j, (long) segments);
+            merged[slot] = Math.max(countAt(a, j, segments), countAt(b, j, segments));
+        }
+        long[] base = a[newestAt] >= b[newestAt] ? a : b;
+        long[] other = base == a ? b : a;
+        merged[LAST_NOW] = Math.max(a[LAST_NOW], b[LAST_NOW]);
+        merged[EXPIRES_AT] = Math.max(a[EXPIRES_AT], b[EXPIRES_AT]);
+        if (Arrays.equals(merged, base)) {
+            return base;
+        }
+        return Arrays.equals(merged, other) ? other : merged;
+    }
+
+    private static long countAt(long[] s, long segment, int segments) {
+        long newest = s[HEADER_WORDS];
+        if (segment > newest || segment <= newest - segments) {
+            return 0;
+        }
+        return s[HEADER_WORDS + 1 + (int) Math.floorMod(segment, (long) segments)];
     }
 
     static Verdict step(LimitSpec.SlidingWindow spec, long[] state, long now, long permits) {

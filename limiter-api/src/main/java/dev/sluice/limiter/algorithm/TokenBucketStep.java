@@ -1,5 +1,7 @@
 package dev.sluice.limiter.algorithm;
 
+import static dev.sluice.limiter.algorithm.Algorithms.LAST_NOW;
+import static dev.sluice.limiter.algorithm.Algorithms.EXPIRES_AT;
 import static dev.sluice.limiter.algorithm.Algorithms.HEADER_WORDS;
 import static dev.sluice.limiter.algorithm.Algorithms.ceilDiv;
 import static dev.sluice.limiter.algorithm.Algorithms.header;
@@ -62,6 +64,27 @@ public final class TokenBucketStep implements Algorithm {
     @Override
     public boolean isWellFormed(long[] state) {
         return state.length == HEADER_WORDS + 2;
+    }
+
+    /**
+     * {@code [header, lastNow, expiresAt, tokens, lastRefill]}: fewer tokens and a later refill time never
+     * hold more tokens than either side at any later time. The bucket is full again (the state expires)
+     * as much later than the fewer-tokens side's expiry as the refill time moved.
+     */
+    @Override
+    public long[] merge(long[] a, long[] b) {
+        int tokens = HEADER_WORDS;
+        int lastRefill = HEADER_WORDS + 1;
+        long[] fewer = a[tokens] < b[tokens] || (a[tokens] == b[tokens] && a[lastRefill] >= b[lastRefill]) ? a : b;
+        long[] other = fewer == a ? b : a;
+        if (fewer[lastRefill] >= other[lastRefill]) {
+            return StateMerge.withTimes(fewer, a, b);
+        }
+        long[] merged = fewer.clone();
+        merged[lastRefill] = other[lastRefill];
+        merged[EXPIRES_AT] = fewer[EXPIRES_AT] + (other[lastRefill] - fewer[lastRefill]);
+        merged[LAST_NOW] = Math.max(a[LAST_NOW], b[LAST_NOW]);
+        return merged;
     }
 
     private static long gcd(long a, long b) {

@@ -18,8 +18,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * An algorithm added in one place ({@link SessionWindowStep} and its line in the test resources' services file) is
- * seen by every consumer: the catalogue and the names, the spec validation, the codec, the step dispatch and a
- * limiter. (The explorer's lanes: explorer's {@code NewAlgorithmLaneTest}.)
+ * seen by every consumer: the catalogue and the names, the spec validation, the codec, the step dispatch, the state
+ * merge and a limiter. (The explorer's lanes: explorer's {@code NewAlgorithmLaneTest}.)
  */
 final class NewAlgorithmTest {
     private static final long NOW = 1_700_000_000_123L;
@@ -83,6 +83,12 @@ final class NewAlgorithmTest {
         IllegalStateException foreign = assertThrows(IllegalStateException.class,
                 () -> Algorithms.acquire(LimitSpec.fixedWindow(3, Duration.ofSeconds(1)), finalState, NOW + 30, 1));
         assertTrue(foreign.getMessage().contains("holds session-window state"), foreign.getMessage());
+
+        long[] oneSide = Algorithms.acquire(SPEC, null, NOW, 1).state();
+        long[] otherSide = Algorithms.acquire(SPEC, Algorithms.acquire(SPEC, null, NOW, 1).state(), NOW + 1, 1).state();
+        assertEquals(1, Algorithms.acquire(SPEC, StateMerge.merge(oneSide, otherSide), NOW + 2, 0).remaining(),
+                "a merge keeps the consumption of the side that took more, by the algorithm's own rule");
+        assertEquals(1, Algorithms.acquire(SPEC, StateMerge.merge(otherSide, oneSide), NOW + 2, 0).remaining());
 
         LimitSpec.AllOf composite = LimitSpec.allOf(LimitSpec.fixedWindow(10, Duration.ofSeconds(10)), SPEC);
         long[] both = null;

@@ -89,4 +89,10 @@ public final class SessionWindowStep implements Algorithm {
     public boolean isWellFormed(long[] state) {
         return state.length == HEADER_WORDS + 2;
     }
+
+    /** The same window keeps the higher count; otherwise the newer window. */
+    @Override
+    public long[] merge(long[] a, long[] b) {
+        return StateMerge.windowCounts(a, b, 1);
+    }
 }
