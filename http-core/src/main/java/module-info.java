@@ -5,6 +5,8 @@
  */
 module dev.sluice.http {
     requires transitive dev.sluice.limiter;
+    // Only the annotation that lets Spring Boot's configuration processor describe the settings; absent at run time.
+    requires static spring.boot;
 
     exports dev.sluice.http;
 }

@@ -2,7 +2,7 @@ package dev.sluice.demo;
 
 import dev.sluice.limiter.LimitSpec;
 import dev.sluice.limiter.LimiterOptions;
-import dev.sluice.http.RateLimitFilterConfig;
+import dev.sluice.http.HttpRateLimiterConfig;
 import dev.sluice.http.RateLimitPolicy;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -64,8 +64,8 @@ final class DemoPolicies {
      * not checked, so any caller can take a new budget by sending a new key. A real service identifies by
      * address (the filter's default), or by keys that an earlier filter has authenticated.
      */
-    static RateLimitFilterConfig filterConfig() {
-        RateLimitFilterConfig.Builder b = RateLimitFilterConfig.builder().apiKeyHeader(API_KEY_HEADER);
+    static HttpRateLimiterConfig filterConfig() {
+        HttpRateLimiterConfig.Builder b = HttpRateLimiterConfig.builder().apiKeyHeader(API_KEY_HEADER);
         specs().forEach((name, spec) -> b.policy(new RateLimitPolicy(name, spec, OPTIONS)).route("/api/" + name, name));
         return b.build();
     }

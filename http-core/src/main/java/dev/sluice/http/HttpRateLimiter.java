@@ -25,15 +25,15 @@ import java.util.function.Function;
 import java.util.function.Predicate;
 
 /**
- * Decides HTTP requests by a {@link RateLimitFilterConfig}, for any server; a server's adapter (the servlet
+ * Decides HTTP requests by a {@link HttpRateLimiterConfig}, for any server; a server's adapter (the servlet
  * filter, the Spring WebFlux filter) only turns its request into an {@link HttpRequestView} and writes the
  * {@link HttpDecision} back, so every server answers alike. Thread-safe.
  *
  * <p>For each request, every {@link Route} that matches its method and path names policies; each
  * {@link RateLimitPolicy} applies at most once, with the cost of the most specific route that names it (see
- * {@link RateLimitFilterConfig}). A request no route matches is not limited and touches no store. Each
+ * {@link HttpRateLimiterConfig}). A request no route matches is not limited and touches no store. Each
  * policy identifies the client by its own identity or the configuration's
- * ({@link RateLimitFilterConfig#identityResolver()}, by default the client address), hashed with
+ * ({@link HttpRateLimiterConfig#identityResolver()}, by default the client address), hashed with
  * {@link #partition(String)} (keyed with the identity secret when there is one), and takes the cost from that
  * client's budget:
  * <ul>
@@ -55,7 +55,7 @@ import java.util.function.Predicate;
  * its own limit.
  *
  * <p>A policy in shadow mode ({@link RateLimitPolicy#withShadow(boolean)}, or every policy with
- * {@link RateLimitFilterConfig.Builder#shadow(boolean)}) is decided and charged as if enforced, answers the
+ * {@link HttpRateLimiterConfig.Builder#shadow(boolean)}) is decided and charged as if enforced, answers the
  * same headers, but never refuses; its would-be refusals are counted apart ({@link #statistics()}, and
  * {@link DecisionResult#SHADOW_REFUSED} to its options' listeners, so {@code SluiceMetrics} tags them
  * {@code result=shadow_refused}). It does not change what the other policies are charged.
@@ -73,7 +73,7 @@ import java.util.function.Predicate;
 public final class HttpRateLimiter implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(HttpRateLimiter.class.getName());
 
-    private final RateLimitFilterConfig config;
+    private final HttpRateLimiterConfig config;
     private final Routes routes;
     private final Map<String, PartitionedRateLimiter<String>> limiters;
     private final Map<String, Counters> counters;
@@ -85,7 +85,7 @@ public final class HttpRateLimiter implements AutoCloseable {
      *
      * @throws IllegalArgumentException if a policy is not accepted by {@code limiters}
      */
-    public HttpRateLimiter(RateLimiters limiters, RateLimitFilterConfig config) {
+    public HttpRateLimiter(RateLimiters limiters, HttpRateLimiterConfig config) {
         Objects.requireNonNull(limiters, "limiters");
         this.config = Objects.requireNonNull(config, "config");
         this.routes = new Routes(config);
@@ -117,7 +117,7 @@ public final class HttpRateLimiter implements AutoCloseable {
      * identities differently would count each client under a key per secret, a budget each. Warns when a shared
      * store holds identities under plain SHA-256.
      */
-    private static void checkIdentityKeys(RateLimiters limiters, RateLimitFilterConfig config) {
+    private static void checkIdentityKeys(RateLimiters limiters, HttpRateLimiterConfig config) {
         if (config.policies().isEmpty()) {
             return;
         }
@@ -198,7 +198,7 @@ public final class HttpRateLimiter implements AutoCloseable {
     }
 
     /** The configuration in force. */
-    public RateLimitFilterConfig config() {
+    public HttpRateLimiterConfig config() {
         return config;
     }
 
@@ -325,7 +325,7 @@ public final class HttpRateLimiter implements AutoCloseable {
     }
 
     /**
-     * Whether identities are stored under a keyed hash (see {@link RateLimitFilterConfig#identitiesKeyed()}):
+     * Whether identities are stored under a keyed hash (see {@link HttpRateLimiterConfig#identitiesKeyed()}):
      * without one, anyone who can read the store can tell which client a key counts.
      */
     public boolean identitiesKeyed() {

@@ -5,7 +5,7 @@ import java.util.Set;
 
 /**
  * An identity named in properties ({@code address}, {@code api-key}, {@code principal}, {@code global},
- * tried in order), which {@link RateLimitFilterConfig.Builder#build()} turns into a resolver once the
+ * tried in order), which {@link HttpRateLimiterConfig.Builder#build()} turns into a resolver once the
  * client settings it depends on (API key header, trusted proxies, IPv6 prefix) are final.
  *
  * @param names the identity names, in order

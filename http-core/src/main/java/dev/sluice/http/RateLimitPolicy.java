@@ -15,7 +15,7 @@ import java.util.Objects;
  * @param spec what each client may do
  * @param options queueing, failure mode and timeouts; see {@link #EDGE_DEFAULTS}
  * @param identity who counts as one client for this policy, or {@code null} for the filter's identity
- *     ({@link RateLimitFilterConfig#identityResolver()}); when it answers {@code null}, the client address
+ *     ({@link HttpRateLimiterConfig#identityResolver()}); when it answers {@code null}, the client address
  * @param shadow true to decide and count without ever refusing (see {@link #withShadow(boolean)})
  */
 public record RateLimitPolicy(String name, LimitSpec spec, LimiterOptions options, ClientIdentityResolver identity,

@@ -182,7 +182,7 @@ final class Responses {
     }
 
     /** Sets the rate-limit headers for the decisions of a request (granted or refused), unless switched off. */
-    static void rateLimitHeaders(Answer response, List<PolicyDecision> decisions, RateLimitFilterConfig cfg) {
+    static void rateLimitHeaders(Answer response, List<PolicyDecision> decisions, HttpRateLimiterConfig cfg) {
         if (!cfg.headers() || decisions.isEmpty()) {
             return;
         }
@@ -225,7 +225,7 @@ final class Responses {
      * Answers {@code 429 Too Many Requests}: {@code Retry-After} the longest wait among the refusing
      * policies, the headers of every policy, and a quota-exceeded problem body naming the refusing ones.
      */
-    static void tooManyRequests(Answer response, List<PolicyDecision> decisions, RateLimitFilterConfig cfg) {
+    static void tooManyRequests(Answer response, List<PolicyDecision> decisions, HttpRateLimiterConfig cfg) {
         long retryAfter = 1;
         List<String> violated = new ArrayList<>();
         for (PolicyDecision d : decisions) {
@@ -247,7 +247,7 @@ final class Responses {
      * Answers {@code 503 Service Unavailable} when a policy got no decision and its failure mode did not let the
      * request through ({@code THROW}, or {@code DENY}): the refusal is about the store, not the client's quota.
      */
-    static void unavailable(Answer response, List<PolicyDecision> decisions, RateLimitFilterConfig cfg) {
+    static void unavailable(Answer response, List<PolicyDecision> decisions, HttpRateLimiterConfig cfg) {
         List<String> violated = new ArrayList<>();
         for (PolicyDecision d : decisions) {
             if (d.unavailable()) {
@@ -257,7 +257,7 @@ final class Responses {
         response.setStatus(503);
         rateLimitHeaders(response, decisions, cfg);
         response.setHeader("Retry-After", "1");
-        problem(response, RateLimitFilterConfig.TEMPORARY_REDUCED_CAPACITY, 503, "Service Unavailable",
+        problem(response, HttpRateLimiterConfig.TEMPORARY_REDUCED_CAPACITY, 503, "Service Unavailable",
                 "No rate-limit decision could be made for " + (violated.size() == 1 ? "policy " : "policies ")
                         + quoted(violated) + "; try again shortly.", violated);
     }

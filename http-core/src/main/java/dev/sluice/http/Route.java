@@ -16,7 +16,7 @@ import java.util.TreeSet;
  * {@code /api/*} (which matches {@code /api} and everything below it), or {@code /*} for every path.
  * By default the comparison is canonical, so that spellings an application serves as the same endpoint
  * match too ({@code /login/}, {@code /LOGIN}, {@code /login%20}, {@code /login.json}, ...;
- * docs/http.md has the full table); {@link RateLimitFilterConfig.Builder#strictMatching(boolean)} compares the
+ * docs/http.md has the full table); {@link HttpRateLimiterConfig.Builder#strictMatching(boolean)} compares the
  * container's path exactly instead. An empty method set matches every method; methods are compared
  * case-insensitively with the method the container reports, and a {@code HEAD} request matches a route
  * for {@code GET}, because {@code HttpServlet} answers {@code HEAD} by running {@code doGet}.

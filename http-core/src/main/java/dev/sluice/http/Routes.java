@@ -45,7 +45,7 @@ final class Routes {
     private final boolean strict;
     private final boolean overridesMatter;
 
-    Routes(RateLimitFilterConfig config) {
+    Routes(HttpRateLimiterConfig config) {
         this.routes = config.routes();
         this.strict = config.strictMatching();
         this.overridesMatter = config.overridesMatter();

@@ -3,18 +3,18 @@ package dev.sluice.http;
 import static dev.sluice.http.PropertiesReader.POLICIES;
 import static dev.sluice.http.PropertiesReader.PREFIX;
 import static dev.sluice.http.PropertiesReader.ROUTES;
-import static dev.sluice.http.PropertiesReader.kebab;
-import static dev.sluice.http.PropertiesReader.quote;
+import static dev.sluice.http.SettingText.quote;
 
 import dev.sluice.http.SluiceSettings.CapacitySettings;
 import dev.sluice.http.SluiceSettings.ClientSettings;
 import dev.sluice.http.SluiceSettings.PolicySettings;
 import dev.sluice.http.SluiceSettings.RouteSettings;
+import dev.sluice.limiter.AlgorithmDescription;
+import dev.sluice.limiter.AlgorithmDescription.Parameter;
 import dev.sluice.limiter.Capacity;
 import dev.sluice.limiter.IllegalParameterException;
 import dev.sluice.limiter.LimitSpec;
 import dev.sluice.limiter.LimiterOptions;
-import java.lang.reflect.RecordComponent;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -27,29 +27,12 @@ import java.util.TreeMap;
 import java.util.function.Function;
 
 /**
- * Turns {@link SluiceSettings} into a {@link RateLimitFilterConfig.Builder}, with the rules no type can state
+ * Turns {@link SluiceSettings} into a {@link HttpRateLimiterConfig.Builder}, with the rules no type can state
  * (ranges, what applies to which algorithm, names that must exist). Every error names the property, its value (as
  * written, when the source can say, else as the setting holds it) and what is allowed.
  */
 final class SettingsRules {
     private static final String IDENTITY = PREFIX + "client.identity";
-
-    /** Spec parameters ({@link IllegalParameterException#parameter()}) and the property that sets each. */
-    private static final Map<String, String> SPEC_FIELDS = Map.ofEntries(
-            Map.entry("permitLimit", "permit-limit"),
-            Map.entry("tokenLimit", "permit-limit"),
-            Map.entry("permitsPerPeriod", "permit-limit"),
-            Map.entry("windowMillis", "window"),
-            Map.entry("window", "window"),
-            Map.entry("periodMillis", "window"),
-            Map.entry("period", "window"),
-            Map.entry("segmentsPerWindow", "segments"),
-            Map.entry("tokensPerPeriod", "tokens-per-period"),
-            Map.entry("replenishmentPeriod", "replenishment-period"),
-            Map.entry("replenishmentPeriodMillis", "replenishment-period"),
-            Map.entry("burst", "burst"),
-            Map.entry("leaseDuration", "lease-duration"),
-            Map.entry("leaseDurationMillis", "lease-duration"));
 
     /**
      * Numeric ids in numeric order first, then the others alphabetically: the order errors are reported in.
@@ -74,47 +57,49 @@ final class SettingsRules {
      * Adds what {@code settings} set to {@code builder}; {@code written} gives a property's value as written, or
      * null, for messages.
      */
-    static void apply(SluiceSettings settings, Function<String, String> written, RateLimitFilterConfig.Builder builder) {
+    static void apply(SluiceSettings settings, Function<String, String> written, HttpRateLimiterConfig.Builder builder) {
         new SettingsRules(written).apply(settings, builder);
     }
 
-    private void apply(SluiceSettings s, RateLimitFilterConfig.Builder builder) {
-        ClientSettings client = s.client();
+    private void apply(SluiceSettings s, HttpRateLimiterConfig.Builder builder) {
+        ClientSettings client = s.getClient();
         String base = PREFIX + "client.";
-        if (client.identity() != null) {
-            builder.identityNames(identity(IDENTITY, client.identity()));
+        if (client.getIdentity() != null) {
+            builder.identityNames(identity(IDENTITY, client.getIdentity()));
         }
-        if (client.apiKeyHeader() != null) {
-            builder.apiKeyHeader(client.apiKeyHeader().isEmpty() ? null
-                    : checkHeaderName(base + "api-key-header", client.apiKeyHeader()));
+        if (client.getApiKeyHeader() != null) {
+            builder.apiKeyHeader(client.getApiKeyHeader().isEmpty() ? null
+                    : checkHeaderName(base + "api-key-header", client.getApiKeyHeader()));
         }
-        if (client.trustedProxies() != null) {
-            builder.trustedProxies(trustedProxies(base + "trusted-proxies", client.trustedProxies(),
-                    client.allowTrustAll()));
+        if (client.getTrustedProxies() != null) {
+            builder.trustedProxies(trustedProxies(base + "trusted-proxies", client.getTrustedProxies(),
+                    client.isAllowTrustAll()));
         }
-        builder.ipv6Prefix((int) range(base + "ipv6-prefix", client.ipv6Prefix()));
-        if (client.identitySecret() != null) {
-            builder.identitySecret(base + "identity-secret", client.identitySecret());
+        builder.ipv6Prefix((int) range(base + "ipv6-prefix", client.getIpv6Prefix()));
+        if (client.getIdentitySecret() != null) {
+            builder.identitySecret(base + "identity-secret", client.getIdentitySecret());
         }
-        builder.strictMatching(s.strictMatching());
-        builder.shadow(s.shadow());
-        builder.headers(s.headers().enabled());
-        builder.partitionKeys(s.headers().partitionKey());
-        builder.legacyHeaders(s.headers().legacy());
-        builder.problemType(s.problem().type());
-        CapacitySettings c = s.capacity();
-        if (c.maxKeys() != null || c.maxBytes() != null || c.heapPercent() != null || c.policy() != null
-                || c.overflowCells() != null) {
-            builder.capacity(capacity(c));
+        builder.strictMatching(s.isStrictMatching());
+        builder.shadow(s.isShadow());
+        builder.headers(s.getHeaders().isEnabled());
+        builder.partitionKeys(s.getHeaders().isPartitionKey());
+        builder.legacyHeaders(s.getHeaders().isLegacy());
+        if (s.getProblem().getType() == null) {
+            throw new IllegalArgumentException("missing property " + PREFIX + "problem.type; expected a URI such as"
+                    + " about:blank");
+        }
+        builder.problemType(s.getProblem().getType());
+        if (s.getCapacity().anySet()) {
+            builder.capacity(capacity(s.getCapacity()));
         }
         Map<String, LimitSpec> limits = new LinkedHashMap<>();
-        for (Map.Entry<String, PolicySettings> e : new TreeMap<>(s.policies()).entrySet()) {
+        for (Map.Entry<String, PolicySettings> e : new TreeMap<>(s.getPolicies()).entrySet()) {
             RateLimitPolicy policy = policy(e.getKey(), e.getValue());
             builder.policy(policy);
             limits.put(policy.name(), policy.spec());
         }
         Map<String, RouteSettings> routes = new TreeMap<>(ROUTE_ORDER);
-        routes.putAll(s.routes());
+        routes.putAll(s.getRoutes());
         for (Map.Entry<String, RouteSettings> e : routes.entrySet()) {
             builder.route(route(e.getKey(), e.getValue(), limits));
         }
@@ -137,14 +122,14 @@ final class SettingsRules {
             return String.join(",", list.stream().map(String::valueOf).toList());
         }
         if (value instanceof Enum<?> e) {
-            return e.name().toLowerCase(Locale.ROOT).replace('_', '-');
+            return SettingText.written(e);
         }
         return String.valueOf(value);
     }
 
     /** {@code value} within the range the reader allows for the setting {@code property} names. */
     private long range(String property, long value) {
-        long[] range = PropertiesReader.RANGES.get(property.substring(property.lastIndexOf('.') + 1));
+        long[] range = SettingText.RANGES.get(property.substring(property.lastIndexOf('.') + 1));
         if (value < range[0] || value > range[1]) {
             throw new IllegalArgumentException("invalid property " + property + "=" + shown(property, value)
                     + "; expected a whole number between " + range[0] + " and " + range[1]);
@@ -153,7 +138,7 @@ final class SettingsRules {
     }
 
     /** Refuses {@code setting} of a policy of {@code algorithm} unless it applies to that algorithm. */
-    static void checkAppliesTo(String base, String setting, String shownValue, String algorithm) {
+    private static void checkAppliesTo(String base, String setting, String shownValue, String algorithm) {
         Set<String> specKeys = PropertiesReader.ALGORITHM_KEYS.get(algorithm);
         if (!PropertiesReader.COMMON_POLICY_KEYS.contains(setting) && !specKeys.contains(setting)) {
             List<String> allowed = new ArrayList<>(specKeys);
@@ -164,53 +149,52 @@ final class SettingsRules {
         }
     }
 
+    /** The algorithm a policy names, in any case. */
+    private AlgorithmDescription algorithm(String property, String name) {
+        String wanted = name.strip().toLowerCase(Locale.ROOT);
+        return PropertiesReader.POLICY_ALGORITHMS.stream().filter(d -> d.name().equals(wanted)).findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("invalid property " + property + "="
+                        + shown(property, name) + "; expected one of " + PropertiesReader.ALGORITHMS));
+    }
+
     private RateLimitPolicy policy(String name, PolicySettings settings) {
         String base = POLICIES + name + ".";
-        if (settings.algorithm() == null) {
+        if (settings.getAlgorithm() == null) {
             throw new IllegalArgumentException("missing property " + base + "algorithm; expected one of "
                     + PropertiesReader.ALGORITHMS);
         }
-        String algorithm = settings.algorithm().written();
+        AlgorithmDescription description = algorithm(base + "algorithm", settings.getAlgorithm());
+        String algorithm = description.name();
         Map<String, Object> set = new LinkedHashMap<>();
-        for (RecordComponent c : PolicySettings.class.getRecordComponents()) {
-            Object value;
-            try {
-                value = c.getAccessor().invoke(settings);
-            } catch (ReflectiveOperationException e) {
-                throw new IllegalStateException(e);
-            }
-            if (value != null) {
-                set.put(kebab(c.getName()), value);
-                checkAppliesTo(base, kebab(c.getName()), shown(base + kebab(c.getName()), value), algorithm);
+        for (PropertiesReader.Setting setting : PropertiesReader.settings(PolicySettings.class).values()) {
+            Object value = setting.get(settings);
+            if (value != null && !setting.name().equals("algorithm")) {
+                set.put(setting.name(), value);
+                checkAppliesTo(base, setting.name(), shown(base + setting.name(), value), algorithm);
             }
         }
         Policy p = new Policy(base, algorithm, set);
+        Map<String, Object> parameters = new LinkedHashMap<>();
+        for (Parameter parameter : description.parameters()) {
+            if (set.containsKey(parameter.setting()) || parameter.defaultValue().isEmpty()) {
+                parameters.put(parameter.name(), parameter.isDuration() ? p.duration(parameter.setting())
+                        : p.number(parameter.setting()));
+            }
+        }
         LimitSpec spec;
         try {
-            spec = switch (settings.algorithm()) {
-                case FIXED_WINDOW -> LimitSpec.fixedWindow(p.limit(), p.duration("window"));
-                case SLIDING_WINDOW -> LimitSpec.slidingWindow(p.limit(), p.duration("window"), (int) p.number("segments"));
-                case SLIDING_LOG -> LimitSpec.slidingLog(p.limit(), p.duration("window"));
-                case SLIDING_COUNTER -> LimitSpec.slidingCounter(p.limit(), p.duration("window"));
-                case TOKEN_BUCKET -> LimitSpec.tokenBucket(p.limit(), p.number("tokens-per-period"),
-                        p.duration("replenishment-period"));
-                case GCRA -> LimitSpec.gcra(p.limit(), p.duration("window"), p.number("burst"));
-                case CONCURRENCY -> LimitSpec.concurrency(p.limit(), set.containsKey("lease-duration")
-                        ? p.duration("lease-duration") : LimitSpec.DEFAULT_LEASE_DURATION);
-            };
-        } catch (PropertyException e) {
-            throw e;
+            spec = description.spec(parameters);
         } catch (IllegalArgumentException e) {
-            throw p.specError(e);
+            throw p.specError(e, description);
         }
         LimiterOptions.Builder options = RateLimitPolicy.EDGE_DEFAULTS.toBuilder();
-        if (settings.queueLimit() != null) {
+        if (settings.getQueueLimit() != null) {
             options.queueLimit(p.number("queue-limit"));
         }
-        if (settings.maxRetries() != null) {
+        if (settings.getMaxRetries() != null) {
             options.maxRetries((int) p.number("max-retries"));
         }
-        if (settings.decisionTimeout() != null) {
+        if (settings.getDecisionTimeout() != null) {
             Duration timeout = p.duration("decision-timeout");
             try {
                 options.decisionTimeout(timeout);
@@ -218,11 +202,11 @@ final class SettingsRules {
                 throw p.error("decision-timeout", e.getMessage());
             }
         }
-        if (settings.failureMode() != null) {
-            options.failureMode(settings.failureMode());
+        if (settings.getFailureMode() != null) {
+            options.failureMode(settings.getFailureMode());
         }
-        if (settings.durability() != null) {
-            options.durability(settings.durability());
+        if (settings.getDurability() != null) {
+            options.durability(settings.getDurability());
         }
         RateLimitPolicy policy;
         try {
@@ -230,22 +214,13 @@ final class SettingsRules {
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("invalid policy name in " + base + "*: " + e.getMessage(), e);
         }
-        if (settings.identity() != null) {
-            policy = policy.withIdentity(identity(base + "identity", settings.identity()));
+        if (settings.getIdentity() != null) {
+            policy = policy.withIdentity(identity(base + "identity", settings.getIdentity()));
         }
-        if (settings.shadow() != null) {
-            policy = policy.withShadow(settings.shadow());
+        if (settings.getShadow() != null) {
+            policy = policy.withShadow(settings.getShadow());
         }
         return policy;
-    }
-
-    /** An error already attributed to its property. */
-    private static final class PropertyException extends IllegalArgumentException {
-        private static final long serialVersionUID = 1L;
-
-        PropertyException(String message) {
-            super(message);
-        }
     }
 
     /** One policy's settings that are set, by name, with errors that name the property. */
@@ -260,21 +235,17 @@ final class SettingsRules {
             this.set = set;
         }
 
-        long limit() {
-            return number("permit-limit");
-        }
-
         Object require(String setting, String expected) {
             Object v = set.get(setting);
             if (v == null) {
-                throw new PropertyException("missing property " + base + setting + "; expected " + expected
+                throw new IllegalArgumentException("missing property " + base + setting + "; expected " + expected
                         + " (required by algorithm " + algorithm + ")");
             }
             return v;
         }
 
         long number(String setting) {
-            long[] range = PropertiesReader.RANGES.get(setting);
+            long[] range = SettingText.RANGES.get(setting);
             String expected = "a whole number between " + range[0] + " and " + range[1];
             long n = ((Number) require(setting, expected)).longValue();
             if (n < range[0] || n > range[1]) {
@@ -284,21 +255,23 @@ final class SettingsRules {
         }
 
         Duration duration(String setting) {
-            Duration d = (Duration) require(setting, PropertiesReader.DURATION_EXPECTED);
+            Duration d = (Duration) require(setting, SettingText.DURATION_EXPECTED);
             if (d.isNegative() || d.isZero()) {
-                throw error(setting, "expected " + PropertiesReader.DURATION_EXPECTED);
+                throw error(setting, "expected " + SettingText.DURATION_EXPECTED);
             }
             return d;
         }
 
         IllegalArgumentException error(String setting, String expected) {
-            return new PropertyException("invalid property " + base + setting + "="
+            return new IllegalArgumentException("invalid property " + base + setting + "="
                     + shown(base + setting, set.get(setting)) + "; " + expected);
         }
 
         /** A spec's own validation error, attributed to the property that sets the parameter it names. */
-        IllegalArgumentException specError(IllegalArgumentException e) {
-            String property = e instanceof IllegalParameterException p ? SPEC_FIELDS.get(p.parameter()) : null;
+        IllegalArgumentException specError(IllegalArgumentException e, AlgorithmDescription description) {
+            String property = e instanceof IllegalParameterException p ? description.parameters().stream()
+                    .filter(d -> d.name().equals(p.parameter()) || d.component().equals(p.parameter()))
+                    .map(Parameter::setting).findFirst().orElse(null) : null;
             if (property != null && set.containsKey(property)) {
                 return new IllegalArgumentException("invalid property " + base + property + "="
                         + shown(base + property, set.get(property)) + "; " + e.getMessage(), e);
@@ -311,16 +284,16 @@ final class SettingsRules {
 
     private Route route(String id, RouteSettings settings, Map<String, LimitSpec> limits) {
         String base = ROUTES + id + ".";
-        String pattern = settings.pattern();
+        String pattern = settings.getPattern();
         if (pattern == null) {
             throw new IllegalArgumentException("missing property " + base + "pattern; expected a path such as /login"
                     + " or a prefix such as /api/*");
         }
-        if (settings.policy() == null || settings.policy().isEmpty()) {
+        if (settings.getPolicy() == null || settings.getPolicy().isEmpty()) {
             throw new IllegalArgumentException("missing property " + base + "policy; expected the name of a policy");
         }
-        List<String> names = settings.policy().stream().map(String::strip).toList();
-        String policy = text(base + "policy", settings.policy());
+        List<String> names = settings.getPolicy().stream().map(String::strip).toList();
+        String policy = text(base + "policy", settings.getPolicy());
         for (String name : names) {
             if (!limits.containsKey(name)) {
                 throw new IllegalArgumentException("invalid property " + base + "policy=" + quote(policy)
@@ -336,7 +309,7 @@ final class SettingsRules {
                     : "policy=" + quote(policy);
             throw new IllegalArgumentException("invalid property " + base + what + "; " + e.getMessage(), e);
         }
-        List<String> methods = settings.methods();
+        List<String> methods = settings.getMethods();
         if (methods != null && !methods.isEmpty() && !(methods.size() == 1 && methods.get(0).isBlank())) {
             try {
                 route = route.withMethods(methods.stream().map(String::strip).toArray(String[]::new));
@@ -347,7 +320,7 @@ final class SettingsRules {
             }
         }
         long maxCost = names.stream().mapToLong(n -> limits.get(n).limit()).min().orElseThrow();
-        Long cost = settings.cost();
+        Long cost = settings.getCost();
         if (cost != null) {
             if (cost < 1 || cost > maxCost) {
                 throw new IllegalArgumentException("invalid property " + base + "cost=" + shown(base + "cost", cost)
@@ -363,13 +336,13 @@ final class SettingsRules {
     private Capacity capacity(CapacitySettings settings) {
         String base = PREFIX + "capacity.";
         List<String> bounds = new ArrayList<>();
-        if (settings.heapPercent() != null) {
+        if (settings.getHeapPercent() != null) {
             bounds.add(base + "heap-percent");
         }
-        if (settings.maxBytes() != null) {
+        if (settings.getMaxBytes() != null) {
             bounds.add(base + "max-bytes");
         }
-        if (settings.maxKeys() != null) {
+        if (settings.getMaxKeys() != null) {
             bounds.add(base + "max-keys");
         }
         if (bounds.size() > 1) {
@@ -377,18 +350,18 @@ final class SettingsRules {
                     + "heap-percent, not " + bounds);
         }
         Capacity capacity = Capacity.defaults();
-        if (settings.maxKeys() != null) {
-            capacity = Capacity.maxKeys(range(base + "max-keys", settings.maxKeys()));
-        } else if (settings.maxBytes() != null) {
-            capacity = Capacity.maxBytes(range(base + "max-bytes", settings.maxBytes()));
-        } else if (settings.heapPercent() != null) {
-            capacity = Capacity.heapPercent((int) range(base + "heap-percent", settings.heapPercent()));
+        if (settings.getMaxKeys() != null) {
+            capacity = Capacity.maxKeys(range(base + "max-keys", settings.getMaxKeys()));
+        } else if (settings.getMaxBytes() != null) {
+            capacity = Capacity.maxBytes(range(base + "max-bytes", settings.getMaxBytes()));
+        } else if (settings.getHeapPercent() != null) {
+            capacity = Capacity.heapPercent((int) range(base + "heap-percent", settings.getHeapPercent()));
         }
-        if (settings.policy() != null) {
-            capacity = capacity.withPolicy(settings.policy().policy());
+        if (settings.getPolicy() != null) {
+            capacity = capacity.withPolicy(settings.getPolicy().policy());
         }
-        if (settings.overflowCells() != null) {
-            capacity = capacity.withOverflowCells((int) range(base + "overflow-cells", settings.overflowCells()));
+        if (settings.getOverflowCells() != null) {
+            capacity = capacity.withOverflowCells((int) range(base + "overflow-cells", settings.getOverflowCells()));
         }
         return capacity;
     }

@@ -1,5 +1,6 @@
 package dev.sluice.http;
 
+import dev.sluice.limiter.AlgorithmDescription;
 import dev.sluice.limiter.Capacity;
 import dev.sluice.limiter.Durability;
 import dev.sluice.limiter.FailureMode;
@@ -7,52 +8,70 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
+import org.springframework.boot.context.properties.ConfigurationPropertiesSource;
 
 /**
- * The {@code sluice.*} settings, typed: the one model that both {@link RateLimitFilterConfig#fromProperties} and
- * Spring Boot's binder fill, and {@link RateLimitFilterConfig#from(SluiceSettings)} validates. Each property is
- * named after its record component in kebab case ({@code permitLimit} is {@code permit-limit}); a {@code null}
- * component is a setting that is not set, and takes the default the module README lists. Values are checked
- * when the configuration is built, not here, so that every error names the property.
+ * The {@code sluice.*} settings: the one model that Spring Boot's binder fills (the starter's properties extend it),
+ * that {@link HttpRateLimiterConfig#fromProperties} fills from plain properties, and that
+ * {@link HttpRateLimiterConfig#from(SluiceSettings)} validates. Each property is named after its field in kebab case
+ * ({@code permitLimit} is {@code permit-limit}); a {@code null} value is a setting that is not set, and takes the
+ * default its description gives. Values are checked when the configuration is built, not here, so that every error
+ * names the property.
  *
- * @param policies {@code sluice.policies.<name>.*}
- * @param routes {@code sluice.routes.<id>.*}; tried most specific first, whatever their ids
- * @param client {@code sluice.client.*}
- * @param strictMatching {@code sluice.strict-matching}
- * @param shadow {@code sluice.shadow}
- * @param headers {@code sluice.headers.*}
- * @param problem {@code sluice.problem.*}
- * @param capacity {@code sluice.capacity.*}
+ * <p>The annotation lets Spring Boot's configuration processor describe these settings to IDEs from this source; it
+ * is not needed at run time.
  */
-public record SluiceSettings(Map<String, PolicySettings> policies, Map<String, RouteSettings> routes,
-        ClientSettings client, boolean strictMatching, boolean shadow, HeaderSettings headers, ProblemSettings problem,
-        CapacitySettings capacity) {
-
-    /** Absent groups become their defaults, so every component is non-null. */
-    public SluiceSettings {
-        policies = policies == null ? Map.of() : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(policies));
-        routes = routes == null ? Map.of() : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(routes));
-        client = client == null ? new ClientSettings(null, null, null, false, null, null) : client;
-        headers = headers == null ? new HeaderSettings(null, false, false) : headers;
-        problem = problem == null ? new ProblemSettings(null) : problem;
-        capacity = capacity == null ? new CapacitySettings(null, null, null, null, null) : capacity;
-    }
+@ConfigurationPropertiesSource
+@SuppressWarnings("exports") // the annotation is for the processor; users never need its module
+public class SluiceSettings {
+    /** Rate-limit policies by name: algorithm, permit-limit, window and the rest. */
+    private Map<String, PolicySettings> policies = new LinkedHashMap<>();
+    /** Routes by id, tried most specific first whatever their ids; every one that matches applies. */
+    private Map<String, RouteSettings> routes = new LinkedHashMap<>();
+    /** How clients are identified. */
+    private ClientSettings client = new ClientSettings();
+    /** Compare paths exactly as the server decoded them instead of canonically. */
+    private boolean strictMatching = false;
+    /** Put every policy in shadow mode: decide and count, never refuse. */
+    private boolean shadow = false;
+    /** Response headers. */
+    private HeaderSettings headers = new HeaderSettings();
+    /** Problem bodies. */
+    private ProblemSettings problem = new ProblemSettings();
+    /** The bound on the store's state and what the store does at the bound. */
+    private CapacitySettings capacity = new CapacitySettings();
 
     /** Nothing set: every default. */
-    public static SluiceSettings defaults() {
-        return new SluiceSettings(null, null, null, false, false, null, null, null);
-    }
+    public SluiceSettings() {}
 
-    /** The algorithms of {@code sluice.policies.<name>.algorithm}, written in kebab case ({@code fixed-window}). */
-    public enum Algorithm {
-        FIXED_WINDOW, SLIDING_WINDOW, SLIDING_LOG, SLIDING_COUNTER, TOKEN_BUCKET, GCRA, CONCURRENCY;
+    public Map<String, PolicySettings> getPolicies() { return policies; }
+    public void setPolicies(Map<String, PolicySettings> policies) { this.policies = new LinkedHashMap<>(policies); }
+    public Map<String, RouteSettings> getRoutes() { return routes; }
+    public void setRoutes(Map<String, RouteSettings> routes) { this.routes = new LinkedHashMap<>(routes); }
+    public ClientSettings getClient() { return client; }
+    public void setClient(ClientSettings client) { this.client = client; }
+    public boolean isStrictMatching() { return strictMatching; }
+    public void setStrictMatching(boolean strictMatching) { this.strictMatching = strictMatching; }
+    public boolean isShadow() { return shadow; }
+    public void setShadow(boolean shadow) { this.shadow = shadow; }
+    public HeaderSettings getHeaders() { return headers; }
+    public void setHeaders(HeaderSettings headers) { this.headers = headers; }
+    public ProblemSettings getProblem() { return problem; }
+    public void setProblem(ProblemSettings problem) { this.problem = problem; }
+    public CapacitySettings getCapacity() { return capacity; }
+    public void setCapacity(CapacitySettings capacity) { this.capacity = capacity; }
 
-        /** The name as a property writes it, such as {@code fixed-window}. */
-        public String written() {
-            return name().toLowerCase(Locale.ROOT).replace('_', '-');
-        }
+    /**
+     * Refuses {@code value}, as written for {@code property}, with the properties reader's own message if the
+     * reader would refuse it (its syntax and range); for binders that convert values themselves, such as Spring
+     * Boot's, which reads a bare number for a duration as milliseconds. Properties outside the model and list
+     * settings are not checked here.
+     *
+     * @throws IllegalArgumentException naming the property, the value and what is allowed
+     */
+    public static void checkWritten(String property, String value) {
+        PropertiesReader.checkWritten(property, value);
     }
 
     /** The words of {@code sluice.capacity.policy}, written in kebab case. */
@@ -74,82 +93,152 @@ public record SluiceSettings(Map<String, PolicySettings> policies, Map<String, R
         public Capacity.Policy policy() {
             return policy;
         }
-
-        /** The name as a property writes it, such as {@code refuse-new-keys}. */
-        public String written() {
-            return name().toLowerCase(Locale.ROOT).replace('_', '-');
-        }
     }
 
     /**
-     * One policy. Which of the limit's settings apply depends on the algorithm; one that does not apply is an error.
-     *
-     * @param algorithm required
-     * @param permitLimit required: permits per window, bucket size, permits per GCRA period, concurrent permits
-     * @param window the window (window algorithms), the period (gcra)
-     * @param segments segments per window (sliding-window)
-     * @param tokensPerPeriod tokens added per replenishment period (token-bucket)
-     * @param replenishmentPeriod time between refills (token-bucket)
-     * @param burst permits that may be taken at once (gcra)
-     * @param leaseDuration how long a lease lasts unless renewed (concurrency; default 30 s)
-     * @param queueLimit permits that may wait in the local queue (default 0: refuse at once)
-     * @param failureMode what happens when the store cannot decide in time (default allow at the edge)
-     * @param decisionTimeout the longest a request waits for the store (default 1 s)
-     * @param maxRetries retries of a retryable store failure within the decision timeout (default 2)
-     * @param durability replicated (default), replicated-async or ephemeral (Hazelcast only)
-     * @param identity this policy's identity: address, api-key, principal, global, or several tried in order
-     * @param shadow decide and count, never refuse (default false)
+     * One policy. Which of the limit's settings apply depends on the algorithm ({@link AlgorithmDescription} names
+     * each parameter's setting); one that does not apply is an error.
      */
-    public record PolicySettings(Algorithm algorithm, Long permitLimit, Duration window, Integer segments,
-            Long tokensPerPeriod, Duration replenishmentPeriod, Long burst, Duration leaseDuration, Long queueLimit,
-            FailureMode failureMode, Duration decisionTimeout, Integer maxRetries, Durability durability,
-            List<String> identity, Boolean shadow) {
+    @ConfigurationPropertiesSource
+    @SuppressWarnings("exports")
+    public static class PolicySettings {
+        /**
+         * The algorithm (required): fixed-window, sliding-window, sliding-log, sliding-counter, token-bucket, gcra or
+         * concurrency.
+         */
+        private String algorithm;
+        /** Permits per window, bucket size, permits per GCRA period, or concurrent permits (required). */
+        private Long permitLimit;
+        /** The window (window algorithms) or the period (gcra). */
+        private Duration window;
+        /** Segments per window (sliding-window). */
+        private Integer segments;
+        /** Tokens added per replenishment period (token-bucket). */
+        private Long tokensPerPeriod;
+        /** Time between refills (token-bucket). */
+        private Duration replenishmentPeriod;
+        /** Permits that may be taken at once (gcra). */
+        private Long burst;
+        /** How long a lease lasts unless renewed (concurrency; default 30 s). */
+        private Duration leaseDuration;
+        /** Permits that may wait in the local queue (default 0: refuse at once). */
+        private Long queueLimit;
+        /** What happens when the store cannot decide in time (default allow, failing open at the edge). */
+        private FailureMode failureMode;
+        /** The longest a request waits for the store (default 1 s). */
+        private Duration decisionTimeout;
+        /** Retries of a retryable store failure within the decision timeout (default 2). */
+        private Integer maxRetries;
+        /** Replicated (default), replicated-async or ephemeral (Hazelcast only). */
+        private Durability durability;
+        /** This policy's identity: address, api-key, principal, global, or several tried in order. */
+        private List<String> identity;
+        /** Decide and count, never refuse (default false, or sluice.shadow). */
+        private Boolean shadow;
 
-        /** Lists are copied. */
-        public PolicySettings {
-            identity = identity == null ? null : List.copyOf(identity);
-        }
+        /** Nothing set. */
+        public PolicySettings() {}
+
+        public String getAlgorithm() { return algorithm; }
+        public void setAlgorithm(String algorithm) { this.algorithm = algorithm; }
+        public Long getPermitLimit() { return permitLimit; }
+        public void setPermitLimit(Long permitLimit) { this.permitLimit = permitLimit; }
+        public Duration getWindow() { return window; }
+        public void setWindow(Duration window) { this.window = window; }
+        public Integer getSegments() { return segments; }
+        public void setSegments(Integer segments) { this.segments = segments; }
+        public Long getTokensPerPeriod() { return tokensPerPeriod; }
+        public void setTokensPerPeriod(Long tokensPerPeriod) { this.tokensPerPeriod = tokensPerPeriod; }
+        public Duration getReplenishmentPeriod() { return replenishmentPeriod; }
+        public void setReplenishmentPeriod(Duration replenishmentPeriod) { this.replenishmentPeriod = replenishmentPeriod; }
+        public Long getBurst() { return burst; }
+        public void setBurst(Long burst) { this.burst = burst; }
+        public Duration getLeaseDuration() { return leaseDuration; }
+        public void setLeaseDuration(Duration leaseDuration) { this.leaseDuration = leaseDuration; }
+        public Long getQueueLimit() { return queueLimit; }
+        public void setQueueLimit(Long queueLimit) { this.queueLimit = queueLimit; }
+        public FailureMode getFailureMode() { return failureMode; }
+        public void setFailureMode(FailureMode failureMode) { this.failureMode = failureMode; }
+        public Duration getDecisionTimeout() { return decisionTimeout; }
+        public void setDecisionTimeout(Duration decisionTimeout) { this.decisionTimeout = decisionTimeout; }
+        public Integer getMaxRetries() { return maxRetries; }
+        public void setMaxRetries(Integer maxRetries) { this.maxRetries = maxRetries; }
+        public Durability getDurability() { return durability; }
+        public void setDurability(Durability durability) { this.durability = durability; }
+        public List<String> getIdentity() { return identity; }
+        public void setIdentity(List<String> identity) { this.identity = identity; }
+        public Boolean getShadow() { return shadow; }
+        public void setShadow(Boolean shadow) { this.shadow = shadow; }
     }
 
-    /**
-     * One route.
-     *
-     * @param pattern required: an exact path ({@code /login}) or a prefix ({@code /api/*})
-     * @param methods HTTP methods; default every method
-     * @param policy required: the policies that apply, in order (all of them)
-     * @param cost permits each matching request takes from each policy (default 1)
-     */
-    public record RouteSettings(String pattern, List<String> methods, List<String> policy, Long cost) {
+    /** One route. */
+    @ConfigurationPropertiesSource
+    @SuppressWarnings("exports")
+    public static class RouteSettings {
+        /** An exact path (/login) or a prefix (/api/*) (required). */
+        private String pattern;
+        /** HTTP methods (default every method). */
+        private List<String> methods;
+        /** The policies that apply, in order, all of them (required). */
+        private List<String> policy;
+        /** Permits each matching request takes from each policy (default 1). */
+        private Long cost;
 
-        /** Lists are copied. */
-        public RouteSettings {
-            methods = methods == null ? null : List.copyOf(methods);
-            policy = policy == null ? null : List.copyOf(policy);
-        }
+        /** Nothing set. */
+        public RouteSettings() {}
+
+        public String getPattern() { return pattern; }
+        public void setPattern(String pattern) { this.pattern = pattern; }
+        public List<String> getMethods() { return methods; }
+        public void setMethods(List<String> methods) { this.methods = methods; }
+        public List<String> getPolicy() { return policy; }
+        public void setPolicy(List<String> policy) { this.policy = policy; }
+        public Long getCost() { return cost; }
+        public void setCost(Long cost) { this.cost = cost; }
     }
 
-    /**
-     * How clients are identified.
-     *
-     * @param identity the identity of policies without their own: address (default), api-key, principal, global,
-     *     or several tried in order
-     * @param apiKeyHeader the header of an API key, only for keys authenticated before the rate limiter runs
-     * @param trustedProxies addresses or CIDR ranges whose {@code X-Forwarded-For} and {@code Forwarded} are believed
-     * @param allowTrustAll accept a trusted-proxies range that covers every address (default false)
-     * @param ipv6Prefix IPv6 clients are grouped by this many leading bits (default 64)
-     * @param identitySecret the key of the keyed hash (HMAC-SHA256) that client identities are stored under, the
-     *     same on every replica, at least 16 characters; default the environment variable
-     *     {@code SLUICE_IDENTITY_SECRET}, else none (plain SHA-256, which a reader of the store can reverse)
-     */
-    public record ClientSettings(List<String> identity, String apiKeyHeader, List<String> trustedProxies,
-            boolean allowTrustAll, Integer ipv6Prefix, String identitySecret) {
+    /** How clients are identified. */
+    @ConfigurationPropertiesSource
+    @SuppressWarnings("exports")
+    public static class ClientSettings {
+        /**
+         * The identity of policies without their own: address (the default; api-key when api-key-header is set),
+         * api-key, principal, global, or several tried in order.
+         */
+        private List<String> identity;
+        /** The header of an API key, only for keys authenticated before the rate limiter runs; empty: none. */
+        private String apiKeyHeader;
+        /**
+         * Addresses or CIDR ranges whose X-Forwarded-For and Forwarded headers are believed; the peer is the one the
+         * server itself saw, whatever the server's forwarded-header support made of it.
+         */
+        private List<String> trustedProxies;
+        /** Accept trusted-proxies ranges that together cover half of an address family or more (0.0.0.0/0, ::/0 ...). */
+        private boolean allowTrustAll = false;
+        /** IPv6 clients are grouped by this many leading bits (1 to 128). */
+        private int ipv6Prefix = ClientIdentityResolver.DEFAULT_IPV6_PREFIX;
+        /**
+         * The secret (at least 16 characters, the same on every replica) that client identities are keyed with
+         * (HMAC-SHA256) before they become store keys; default the environment variable SLUICE_IDENTITY_SECRET, else
+         * none (plain SHA-256, which a reader of the store can reverse).
+         */
+        private String identitySecret;
 
-        /** Lists are copied; the default prefix is filled in. */
-        public ClientSettings {
-            identity = identity == null ? null : List.copyOf(identity);
-            trustedProxies = trustedProxies == null ? null : List.copyOf(trustedProxies);
-            ipv6Prefix = ipv6Prefix == null ? ClientIdentityResolver.DEFAULT_IPV6_PREFIX : ipv6Prefix;
-        }
+        /** Nothing set: every default. */
+        public ClientSettings() {}
+
+        public List<String> getIdentity() { return identity; }
+        public void setIdentity(List<String> identity) { this.identity = identity; }
+        public String getApiKeyHeader() { return apiKeyHeader; }
+        public void setApiKeyHeader(String apiKeyHeader) { this.apiKeyHeader = apiKeyHeader; }
+        public List<String> getTrustedProxies() { return trustedProxies; }
+        public void setTrustedProxies(List<String> trustedProxies) { this.trustedProxies = trustedProxies; }
+        public boolean isAllowTrustAll() { return allowTrustAll; }
+        public void setAllowTrustAll(boolean allowTrustAll) { this.allowTrustAll = allowTrustAll; }
+        public int getIpv6Prefix() { return ipv6Prefix; }
+        public void setIpv6Prefix(int ipv6Prefix) { this.ipv6Prefix = ipv6Prefix; }
+        public String getIdentitySecret() { return identitySecret; }
+        public void setIdentitySecret(String identitySecret) { this.identitySecret = identitySecret; }
 
         /** Never shows the secret, only whether there is one. */
         @Override
@@ -160,57 +249,77 @@ public record SluiceSettings(Map<String, PolicySettings> policies, Map<String, R
         }
     }
 
-    /**
-     * Response headers.
-     *
-     * @param enabled send the {@code RateLimit-Policy} and {@code RateLimit} headers (default true)
-     * @param partitionKey add {@code pk}, the hashed client identity (default false)
-     * @param legacy also send {@code RateLimit-Limit}, {@code -Remaining}, {@code -Reset} (default false)
-     */
-    public record HeaderSettings(Boolean enabled, boolean partitionKey, boolean legacy) {
+    /** Response headers. */
+    @ConfigurationPropertiesSource
+    @SuppressWarnings("exports")
+    public static class HeaderSettings {
+        /** Send the RateLimit-Policy and RateLimit headers. */
+        private boolean enabled = true;
+        /** Add pk, the hashed client identity, to the headers. */
+        private boolean partitionKey = false;
+        /** Also send RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset. */
+        private boolean legacy = false;
 
-        /** The default of {@code enabled} is filled in. */
-        public HeaderSettings {
-            enabled = enabled == null ? Boolean.TRUE : enabled;
-        }
+        /** Every default. */
+        public HeaderSettings() {}
+
+        public boolean isEnabled() { return enabled; }
+        public void setEnabled(boolean enabled) { this.enabled = enabled; }
+        public boolean isPartitionKey() { return partitionKey; }
+        public void setPartitionKey(boolean partitionKey) { this.partitionKey = partitionKey; }
+        public boolean isLegacy() { return legacy; }
+        public void setLegacy(boolean legacy) { this.legacy = legacy; }
     }
 
-    /**
-     * Problem bodies.
-     *
-     * @param type the {@code type} of 429 problem bodies (default {@link RateLimitFilterConfig#QUOTA_EXCEEDED})
-     */
-    public record ProblemSettings(URI type) {
+    /** Problem bodies. */
+    @ConfigurationPropertiesSource
+    @SuppressWarnings("exports")
+    public static class ProblemSettings {
+        /** The type URI of 429 problem bodies (default the quota-exceeded type of the RateLimit headers draft). */
+        private URI type = HttpRateLimiterConfig.QUOTA_EXCEEDED;
 
-        /** The default type is filled in. */
-        public ProblemSettings {
-            type = type == null ? RateLimitFilterConfig.QUOTA_EXCEEDED : type;
-        }
+        /** The default type. */
+        public ProblemSettings() {}
+
+        public URI getType() { return type; }
+        public void setType(URI type) { this.type = type; }
     }
 
-    /**
-     * The store's bound: at most one of {@code maxKeys}, {@code maxBytes} and {@code heapPercent} (default
-     * {@link Capacity#defaults()}, a quarter of the heap).
-     *
-     * @param maxKeys the bound in keys
-     * @param maxBytes the bound in bytes, in key units of {@value Capacity#ESTIMATED_BYTES_PER_KEY} bytes
-     * @param heapPercent the bound as a share of the heap
-     * @param policy what the store does at the bound (default overflow)
-     * @param overflowCells overflow cells per limiter and algorithm (default: in-process a quarter of the bound, on
-     *     Hazelcast 4096, the same on every member)
-     */
-    public record CapacitySettings(Long maxKeys, Long maxBytes, Integer heapPercent, CapacityPolicy policy,
-            Integer overflowCells) {}
+    /** The store's bound: at most one of max-keys, max-bytes and heap-percent (default a quarter of the heap). */
+    @ConfigurationPropertiesSource
+    @SuppressWarnings("exports")
+    public static class CapacitySettings {
+        /** The store's bound in keys. */
+        private Long maxKeys;
+        /** The store's bound in bytes, in key units of 400 bytes. */
+        private Long maxBytes;
+        /** The store's bound as a share of the heap, 1 to 90 (the default bound is 25). */
+        private Integer heapPercent;
+        /** What the store does at the bound (default overflow). */
+        private CapacityPolicy policy;
+        /**
+         * Overflow cells per limiter and algorithm (default: in-process a quarter of the bound, on Hazelcast 4096, the
+         * same on every member).
+         */
+        private Integer overflowCells;
 
-    /**
-     * Refuses {@code value}, as written for {@code property}, with the properties reader's own message if the
-     * reader would refuse it (its syntax and range); for binders that convert values themselves, such as Spring
-     * Boot's, which accepts {@code yes} for a boolean or a bare number for a duration. Properties outside the model
-     * and list settings are not checked here.
-     *
-     * @throws IllegalArgumentException naming the property, the value and what is allowed
-     */
-    public static void checkWritten(String property, String value) {
-        PropertiesReader.checkWritten(property, value);
+        /** Nothing set: the default bound. */
+        public CapacitySettings() {}
+
+        public Long getMaxKeys() { return maxKeys; }
+        public void setMaxKeys(Long maxKeys) { this.maxKeys = maxKeys; }
+        public Long getMaxBytes() { return maxBytes; }
+        public void setMaxBytes(Long maxBytes) { this.maxBytes = maxBytes; }
+        public Integer getHeapPercent() { return heapPercent; }
+        public void setHeapPercent(Integer heapPercent) { this.heapPercent = heapPercent; }
+        public CapacityPolicy getPolicy() { return policy; }
+        public void setPolicy(CapacityPolicy policy) { this.policy = policy; }
+        public Integer getOverflowCells() { return overflowCells; }
+        public void setOverflowCells(Integer overflowCells) { this.overflowCells = overflowCells; }
+
+        /** Whether any of these is set. */
+        boolean anySet() {
+            return maxKeys != null || maxBytes != null || heapPercent != null || policy != null || overflowCells != null;
+        }
     }
 }

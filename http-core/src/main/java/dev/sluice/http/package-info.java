@@ -6,6 +6,6 @@
  * problem body. Nothing here names a servlet type: a server's adapter turns its request into an
  * {@link dev.sluice.http.HttpRequestView} and writes the {@link dev.sluice.http.HttpDecision} back.
  *
- * <p>Start with {@link dev.sluice.http.HttpRateLimiter} and {@link dev.sluice.http.RateLimitFilterConfig}.
+ * <p>Start with {@link dev.sluice.http.HttpRateLimiter} and {@link dev.sluice.http.HttpRateLimiterConfig}.
  */
 package dev.sluice.http;

@@ -46,21 +46,21 @@ final class HttpRateLimiterTest {
         opened.forEach(RateLimiters::close);
     }
 
-    private HttpRateLimiter limiter(RateLimiters limiters, RateLimitFilterConfig config) {
+    private HttpRateLimiter limiter(RateLimiters limiters, HttpRateLimiterConfig config) {
         HttpRateLimiter r = new HttpRateLimiter(limiters, config);
         created.add(r);
         return r;
     }
 
-    private HttpRateLimiter limiter(RateLimitFilterConfig config) {
+    private HttpRateLimiter limiter(HttpRateLimiterConfig config) {
         RateLimiters limiters = LocalRateLimiters.create(clock);
         opened.add(limiters);
         return limiter(limiters, config);
     }
 
     /** Per client 3 a minute and 100 a day, and 1,000 a minute for everyone. */
-    private static RateLimitFilterConfig threeTiers() {
-        return RateLimitFilterConfig.builder()
+    private static HttpRateLimiterConfig threeTiers() {
+        return HttpRateLimiterConfig.builder()
                 .policy("per-client", LimitSpec.fixedWindow(3, Duration.ofMinutes(1)))
                 .policy("daily", LimitSpec.fixedWindow(100, Duration.ofDays(1)))
                 .policy(RateLimitPolicy.of("everyone", LimitSpec.fixedWindow(1_000, Duration.ofMinutes(1)))
@@ -117,7 +117,7 @@ final class HttpRateLimiterTest {
     /** The gateway's form: ends at the refusing policy, whose headers alone it answers; the later is not asked. */
     @Test
     void keyed_refusal_endsThere_headersOfTheRefusingPolicyOnly() {
-        HttpRateLimiter r = limiter(RateLimitFilterConfig.builder()
+        HttpRateLimiter r = limiter(HttpRateLimiterConfig.builder()
                 .policy("wide", LimitSpec.fixedWindow(10, Duration.ofMinutes(1)))
                 .policy("tight", LimitSpec.fixedWindow(1, Duration.ofMinutes(1)))
                 .policy("after", LimitSpec.fixedWindow(10, Duration.ofMinutes(1))).build());
@@ -135,7 +135,7 @@ final class HttpRateLimiterTest {
 
     @Test
     void keyed_noDecisionUnderThrow_failsWithTheStoresFailure() {
-        RateLimitFilterConfig config = RateLimitFilterConfig.builder()
+        HttpRateLimiterConfig config = HttpRateLimiterConfig.builder()
                 .policy(new RateLimitPolicy("p", LimitSpec.fixedWindow(10, Duration.ofMinutes(1)),
                         LimiterOptions.builder().failureMode(FailureMode.THROW).build()))
                 .route(Route.of("/*", "p")).build();
@@ -152,7 +152,7 @@ final class HttpRateLimiterTest {
     /** A caller who gives up while a policy waits in its queue gets nothing, and the earlier grant goes back. */
     @Test
     void async_cancelledWhileQueued_earlierGrantGoesBack() {
-        HttpRateLimiter r = limiter(RateLimitFilterConfig.builder()
+        HttpRateLimiter r = limiter(HttpRateLimiterConfig.builder()
                 .policy("wide", LimitSpec.fixedWindow(10, Duration.ofMinutes(1)))
                 .policy(new RateLimitPolicy("queued", LimitSpec.fixedWindow(1, Duration.ofMinutes(1)),
                         RateLimitPolicy.EDGE_DEFAULTS.toBuilder().queueLimit(1).build()))
@@ -179,7 +179,7 @@ final class HttpRateLimiterTest {
                 .failureMode(FailureMode.DENY).maxRetries(1).decisionTimeout(Duration.ofMillis(300))
                 .renewInterval(Duration.ofSeconds(2)).pollInterval(Duration.ofMillis(50))
                 .durability(Durability.EPHEMERAL).replaceForeignState(true).listener(listener).build();
-        HttpRateLimiter r = limiter(RateLimitFilterConfig.builder().shadow(true)
+        HttpRateLimiter r = limiter(HttpRateLimiterConfig.builder().shadow(true)
                 .policy(new RateLimitPolicy("p", LimitSpec.fixedWindow(10, Duration.ofMinutes(1)), options)).build());
 
         LimiterOptions shadowed = r.limiter("p").options();

@@ -44,8 +44,8 @@ final class IdentityKeysTest {
         local.close();
     }
 
-    private static RateLimitFilterConfig.Builder login() {
-        return RateLimitFilterConfig.builder().environment(name -> null)
+    private static HttpRateLimiterConfig.Builder login() {
+        return HttpRateLimiterConfig.builder().environment(name -> null)
                 .policy("login", LimitSpec.fixedWindow(5, Duration.ofMinutes(1)));
     }
 
@@ -136,7 +136,7 @@ final class IdentityKeysTest {
     @Test
     void shortSecret_refused_withoutShowingIt() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> RateLimitFilterConfig.fromProperties(props("sluice.client.identity-secret=hunter2")));
+                () -> HttpRateLimiterConfig.fromProperties(props("sluice.client.identity-secret=hunter2")));
         assertEquals("invalid property sluice.client.identity-secret (a secret of 7 characters, not shown); expected"
                 + " at least 16 characters, the same on every replica, such as 32 random bytes in Base64 (openssl"
                 + " rand -base64 32)", e.getMessage());
@@ -144,10 +144,10 @@ final class IdentityKeysTest {
 
     @Test
     void secretFromProperties_orTheEnvironment_keysIdentities() {
-        assertTrue(RateLimitFilterConfig.builder().environment(name -> null)
+        assertTrue(HttpRateLimiterConfig.builder().environment(name -> null)
                 .properties(props("sluice.client.identity-secret=" + SECRET)).build().identitiesKeyed());
         Function<String, String> environment = name -> name.equals("SLUICE_IDENTITY_SECRET") ? SECRET : null;
-        RateLimitFilterConfig fromEnvironment = login().environment(environment).build();
+        HttpRateLimiterConfig fromEnvironment = login().environment(environment).build();
         assertTrue(fromEnvironment.identitiesKeyed());
         assertEquals(new HttpRateLimiter(local, login().identitySecret(SECRET).build()).partition("ip:1.2.3.4"),
                 new HttpRateLimiter(LocalRateLimiters.create(), fromEnvironment).partition("ip:1.2.3.4"));
@@ -158,7 +158,9 @@ final class IdentityKeysTest {
 
     @Test
     void settingsToString_neverShowsTheSecret() {
-        String text = new SluiceSettings.ClientSettings(null, null, null, false, null, SECRET).toString();
+        SluiceSettings.ClientSettings client = new SluiceSettings.ClientSettings();
+        client.setIdentitySecret(SECRET);
+        String text = client.toString();
         assertFalse(text.contains(SECRET), text);
         assertTrue(text.contains("identitySecret=(set)"), text);
     }

@@ -73,7 +73,7 @@ final class PropertiesReferenceTest {
             p.setProperty("sluice.routes.1.pattern", "/api/login");
             p.setProperty("sluice.routes.1.policy", "login");
             p.setProperty(property.replace("<name>", "login").replace("<id>", "1"), row.getValue());
-            assertDoesNotThrow(() -> RateLimitFilterConfig.fromProperties(p), property + " = " + row.getValue());
+            assertDoesNotThrow(() -> HttpRateLimiterConfig.fromProperties(p), property + " = " + row.getValue());
         }
     }
 }

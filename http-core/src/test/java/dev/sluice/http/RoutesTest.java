@@ -20,17 +20,17 @@ import org.junit.jupiter.params.provider.ValueSource;
 final class RoutesTest {
     private static final LimitSpec SPEC = LimitSpec.fixedWindow(100, Duration.ofMinutes(1));
 
-    private static Routes routes(RateLimitFilterConfig.Builder config) {
+    private static Routes routes(HttpRateLimiterConfig.Builder config) {
         return new Routes(config.build());
     }
 
     private static Routes login() {
-        return routes(RateLimitFilterConfig.builder().policy("login", SPEC)
+        return routes(HttpRateLimiterConfig.builder().policy("login", SPEC)
                 .route(Route.of("/api/login", "login").withMethods("POST")));
     }
 
     private static Routes search() {
-        return routes(RateLimitFilterConfig.builder().policy("search", SPEC)
+        return routes(HttpRateLimiterConfig.builder().policy("search", SPEC)
                 .route(Route.of("/api/search", "search").withMethods("GET")));
     }
 
@@ -66,12 +66,12 @@ final class RoutesTest {
 
     @Test
     void prefix_matchesItsBaseAndBelow_andEverythingForTheRoot() {
-        Routes api = routes(RateLimitFilterConfig.builder().policy("p", SPEC).route(Route.of("/api/*", "p")));
+        Routes api = routes(HttpRateLimiterConfig.builder().policy("p", SPEC).route(Route.of("/api/*", "p")));
         assertTrue(limited(api, Requests.of("GET", "/api")));
         assertTrue(limited(api, Requests.of("GET", "/api/x/y")));
         assertTrue(limited(api, Requests.of("GET", "/API/x")));
         assertTrue(!limited(api, Requests.of("GET", "/apix")));
-        Routes all = routes(RateLimitFilterConfig.builder().policy("p", SPEC).route(Route.of("/*", "p")));
+        Routes all = routes(HttpRateLimiterConfig.builder().policy("p", SPEC).route(Route.of("/*", "p")));
         assertTrue(limited(all, Requests.of("DELETE", "/anything/at/all")));
         assertTrue(limited(all, Requests.of("GET", "/")));
     }
@@ -79,13 +79,13 @@ final class RoutesTest {
     /** Strict matching is opt-in: the server's decoded path as it is. */
     @Test
     void strict_comparesTheServersPathExactly() {
-        Routes strict = routes(RateLimitFilterConfig.builder().strictMatching(true).policy("login", SPEC)
+        Routes strict = routes(HttpRateLimiterConfig.builder().strictMatching(true).policy("login", SPEC)
                 .route(Route.of("/api/login", "login").withMethods("POST")));
         assertTrue(limited(strict, Requests.of("POST", "/api/login")));
         assertTrue(!limited(strict, Requests.of("POST", "/api/login/")));
         assertTrue(!limited(strict, Requests.of("POST", "/API/login")));
         assertTrue(!limited(strict, Requests.of("POST", "/api/login.json")));
-        Routes prefix = routes(RateLimitFilterConfig.builder().strictMatching(true).policy("p", SPEC)
+        Routes prefix = routes(HttpRateLimiterConfig.builder().strictMatching(true).policy("p", SPEC)
                 .route(Route.of("/api/*", "p")));
         assertTrue(limited(prefix, Requests.of("GET", "/api")));
         assertTrue(limited(prefix, Requests.of("GET", "/api/x")));
@@ -128,7 +128,7 @@ final class RoutesTest {
     void methodOverride_onlyOnAPost_andNotUnderStrictMatching() {
         assertTrue(!limited(search(), Requests.of("PUT", "/api/search").header("X-HTTP-Method-Override", "GET")
                 .query("_method=GET")));
-        Routes strict = routes(RateLimitFilterConfig.builder().strictMatching(true).policy("search", SPEC)
+        Routes strict = routes(HttpRateLimiterConfig.builder().strictMatching(true).policy("search", SPEC)
                 .route(Route.of("/api/search", "search").withMethods("GET")));
         assertTrue(!limited(strict, Requests.of("POST", "/api/search").header("X-HTTP-Method-Override", "GET")
                 .query("_method=GET").parametersForbidden()));
@@ -140,7 +140,7 @@ final class RoutesTest {
      */
     @Test
     void methodOverride_parametersNotRead_whenNoOverrideCouldMatter() {
-        Routes routes = routes(RateLimitFilterConfig.builder().policy("p", SPEC)
+        Routes routes = routes(HttpRateLimiterConfig.builder().policy("p", SPEC)
                 .route(Route.of("/a", "p").withMethods("POST", "GET")).route(Route.of("/b", "p")));
         assertTrue(limited(routes, Requests.of("POST", "/a").parametersForbidden()));
         assertTrue(!limited(routes, Requests.of("POST", "/c").header("X-HTTP-Method-Override", "GET")
@@ -150,7 +150,7 @@ final class RoutesTest {
     /** A few short values are read; the rest (too many, too long, malformed) are passed over. */
     @Test
     void methodOverride_manyAndLongValues_boundedAndStillMatched() {
-        Routes delete = routes(RateLimitFilterConfig.builder().policy("p", SPEC)
+        Routes delete = routes(HttpRateLimiterConfig.builder().policy("p", SPEC)
                 .route(Route.of("/x", "p").withMethods("DELETE")));
         Requests request = Requests.of("POST", "/x").query("_method=" + "A".repeat(5_000) + "&_method=%zz&_method=delete");
         for (int i = 0; i < 1_000; i++) {
@@ -168,7 +168,7 @@ final class RoutesTest {
     /** Every matching route applies, each policy once, with the cost of the most specific route naming it. */
     @Test
     void severalRoutes_eachPolicyOnce_costOfTheMostSpecific() {
-        Routes routes = routes(RateLimitFilterConfig.builder().policy("login", SPEC).policy("api", SPEC)
+        Routes routes = routes(HttpRateLimiterConfig.builder().policy("login", SPEC).policy("api", SPEC)
                 .route(Route.of("/api/*", "api", "login"))
                 .route(Route.of("/api/login", "login").withMethods("POST").withCost(2)));
         assertEquals(List.of("login*2", "api*1"), applied(routes, Requests.of("POST", "/api/login")));
@@ -191,24 +191,24 @@ final class RoutesTest {
         p.setProperty("sluice.routes.export.pattern", "/api/export");
         p.setProperty("sluice.routes.export.policy", "per-client");
         p.setProperty("sluice.routes.export.cost", "10");
-        Routes routes = new Routes(RateLimitFilterConfig.fromProperties(p));
+        Routes routes = new Routes(HttpRateLimiterConfig.fromProperties(p));
         assertEquals(List.of("per-client*10"), applied(routes, Requests.of("GET", "/api/export")));
         assertEquals(List.of("per-client*1"), applied(routes, Requests.of("GET", "/api/other")));
     }
 
     @Test
     void exactBeforePrefix_longerBaseFirst_whateverTheOrderAdded() {
-        Routes routes = routes(RateLimitFilterConfig.builder().policy("a", SPEC).policy("b", SPEC).policy("c", SPEC)
+        Routes routes = routes(HttpRateLimiterConfig.builder().policy("a", SPEC).policy("b", SPEC).policy("c", SPEC)
                 .route(Route.of("/*", "a")).route(Route.of("/api/*", "b")).route(Route.of("/api", "c")));
         assertEquals(List.of("c*1", "b*1", "a*1"), applied(routes, Requests.of("GET", "/api")));
     }
 
     @Test
     void twoRoutesOfEqualSpecificity_refused_unlessTheirMethodsAreDisjoint() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> RateLimitFilterConfig.builder()
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> HttpRateLimiterConfig.builder()
                 .policy("p", SPEC).route(Route.of("/api/*", "p")).route(Route.of("/API/*", "p").withCost(2)).build());
         assertTrue(e.getMessage().contains("match the same requests with equal specificity"), e.getMessage());
-        assertEquals(2, RateLimitFilterConfig.builder().policy("p", SPEC)
+        assertEquals(2, HttpRateLimiterConfig.builder().policy("p", SPEC)
                 .route(Route.of("/api/*", "p").withMethods("GET"))
                 .route(Route.of("/API/*", "p").withMethods("POST")).build().routes().size());
     }
@@ -232,7 +232,7 @@ final class RoutesTest {
         p.setProperty("sluice.routes.r." + assignment.substring(0, assignment.indexOf('=')),
                 assignment.substring(assignment.indexOf('=') + 1));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> RateLimitFilterConfig.fromProperties(p));
+                () -> HttpRateLimiterConfig.fromProperties(p));
         assertTrue(e.getMessage().startsWith("invalid property sluice.routes.r." + assignment.substring(0,
                 assignment.indexOf('=') + 1) + "'" + assignment.substring(assignment.indexOf('=') + 1) + "'"),
                 e.getMessage());

@@ -3,7 +3,7 @@ package dev.sluice.servlet;
 import dev.sluice.http.HttpDecision;
 import dev.sluice.http.HttpRateLimiter;
 import dev.sluice.http.PolicyStatistics;
-import dev.sluice.http.RateLimitFilterConfig;
+import dev.sluice.http.HttpRateLimiterConfig;
 import dev.sluice.limiter.Lease;
 import dev.sluice.limiter.PartitionedRateLimiter;
 import dev.sluice.limiter.RateLimiters;
@@ -37,19 +37,19 @@ import java.util.Properties;
  * includes, async and error dispatches pass through. A concurrency policy holds its lease while the request
  * runs, also while it is asynchronous, and releases it when the request completes, fails or times out.
  *
- * <p>Use it from code with {@link #RateLimitFilter(RateLimiters, RateLimitFilterConfig)}, or declare it
+ * <p>Use it from code with {@link #RateLimitFilter(RateLimiters, HttpRateLimiterConfig)}, or declare it
  * in {@code web.xml}/with {@code @WebFilter}: the no-argument form takes the {@link RateLimiters} from the
  * servlet context attribute {@link #RATE_LIMITERS_ATTRIBUTE} and its configuration from the filter's
- * {@code sluice.*} init parameters (see {@link RateLimitFilterConfig}), or from a
- * {@link RateLimitFilterConfig} in the context attribute {@link #CONFIG_ATTRIBUTE}. The filter never
+ * {@code sluice.*} init parameters (see {@link HttpRateLimiterConfig}), or from a
+ * {@link HttpRateLimiterConfig} in the context attribute {@link #CONFIG_ATTRIBUTE}. The filter never
  * closes the {@link RateLimiters}; {@link #destroy()} closes the limiters it created.
  */
 public final class RateLimitFilter implements Filter {
     /** The servlet context attribute holding the {@link RateLimiters} for the no-argument form. */
     public static final String RATE_LIMITERS_ATTRIBUTE = RateLimiters.class.getName();
 
-    /** The servlet context attribute that may hold the {@link RateLimitFilterConfig} for the no-argument form. */
-    public static final String CONFIG_ATTRIBUTE = RateLimitFilterConfig.class.getName();
+    /** The servlet context attribute that may hold the {@link HttpRateLimiterConfig} for the no-argument form. */
+    public static final String CONFIG_ATTRIBUTE = HttpRateLimiterConfig.class.getName();
 
     /**
      * The request attribute that, when set, holds the peer address (a {@code String}) as the connector saw it,
@@ -78,7 +78,7 @@ public final class RateLimitFilter implements Filter {
      *
      * @throws IllegalArgumentException if a policy is not accepted by {@code limiters}
      */
-    public RateLimitFilter(RateLimiters limiters, RateLimitFilterConfig config) {
+    public RateLimitFilter(RateLimiters limiters, HttpRateLimiterConfig config) {
         this(new HttpRateLimiter(Objects.requireNonNull(limiters, "limiters"), Objects.requireNonNull(config, "config")));
     }
 
@@ -108,9 +108,9 @@ public final class RateLimitFilter implements Filter {
                     + "' needs a RateLimiters in the servlet context attribute " + RATE_LIMITERS_ATTRIBUTE
                     + ", found " + limitersAttribute);
         }
-        RateLimitFilterConfig cfg;
+        HttpRateLimiterConfig cfg;
         Object configAttribute = filterConfig.getServletContext().getAttribute(CONFIG_ATTRIBUTE);
-        if (configAttribute instanceof RateLimitFilterConfig c) {
+        if (configAttribute instanceof HttpRateLimiterConfig c) {
             cfg = c;
         } else {
             Properties properties = new Properties();
@@ -118,7 +118,7 @@ public final class RateLimitFilter implements Filter {
                 properties.setProperty(name, filterConfig.getInitParameter(name));
             }
             try {
-                cfg = RateLimitFilterConfig.fromProperties(properties);
+                cfg = HttpRateLimiterConfig.fromProperties(properties);
             } catch (IllegalArgumentException e) {
                 throw new ServletException("rate-limit filter '" + filterConfig.getFilterName()
                         + "' has an invalid configuration: " + e.getMessage(), e);
@@ -133,7 +133,7 @@ public final class RateLimitFilter implements Filter {
     }
 
     /** The configuration in force, or null before {@link #init(FilterConfig)}. */
-    public RateLimitFilterConfig config() {
+    public HttpRateLimiterConfig config() {
         HttpRateLimiter r = rateLimiter;
         return r == null ? null : r.config();
     }

@@ -3,7 +3,7 @@ package dev.sluice.servlet;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.sluice.http.RateLimitFilterConfig;
+import dev.sluice.http.HttpRateLimiterConfig;
 import dev.sluice.http.Route;
 import dev.sluice.limiter.Keys;
 import dev.sluice.limiter.LimitSpec;
@@ -40,7 +40,7 @@ final class BadInputTest {
         limiters.close();
     }
 
-    private void serve(RateLimitFilterConfig.Builder config, Filter before) throws Exception {
+    private void serve(HttpRateLimiterConfig.Builder config, Filter before) throws Exception {
         JettyHarness.Setup setup = JettyHarness.Setup.DEFAULT.withRequestHeaderBytes(512 * 1024);
         server = JettyHarness.start(new RateLimitFilter(limiters, config.build()),
                 before == null ? setup : setup.withFilterBefore(before));
@@ -48,7 +48,7 @@ final class BadInputTest {
 
     /** One per minute for every path, {@code X-Forwarded-For} believed from 127.0.0.1. */
     private void serveBehindProxy() throws Exception {
-        serve(RateLimitFilterConfig.builder().policy("p", LimitSpec.fixedWindow(1, Duration.ofMinutes(1)))
+        serve(HttpRateLimiterConfig.builder().policy("p", LimitSpec.fixedWindow(1, Duration.ofMinutes(1)))
                 .route("/*", "p").trustedProxies("127.0.0.1"), null);
     }
 
@@ -98,7 +98,7 @@ final class BadInputTest {
     /** Entries that are no address: each request is decided, and none of them buys a budget of its own. */
     @Test
     void forwardedFor_invalidAddresses_noNewBudget_never500() throws Exception {
-        serve(RateLimitFilterConfig.builder().policy("p", LimitSpec.fixedWindow(1_000, Duration.ofMinutes(1)))
+        serve(HttpRateLimiterConfig.builder().policy("p", LimitSpec.fixedWindow(1_000, Duration.ofMinutes(1)))
                 .route("/*", "p").trustedProxies("127.0.0.1"), null);
         List<String> invalid = List.of("garbage", "unknown", "_hidden", "999.1.1.1", "1.2.3.4.5", "1.2.3", "::g",
                 "[::1", "::1]", ":::", "1::2::3", "%eth0", "..:", ".::1", "[]", "-1.2.3.4",
@@ -116,7 +116,7 @@ final class BadInputTest {
 
     @Test
     void nonAsciiAndMalformedPaths_decidedOr400_never500() throws Exception {
-        serve(RateLimitFilterConfig.builder().policy("p", LimitSpec.fixedWindow(1_000, Duration.ofMinutes(1)))
+        serve(HttpRateLimiterConfig.builder().policy("p", LimitSpec.fixedWindow(1_000, Duration.ofMinutes(1)))
                 .route("/api/*", "p"), null);
         List<byte[]> lines = new ArrayList<>();
         for (String path : List.of("/api/l\u00f6gin", "/api/\u00fc/\u4e2d\u6587", "/api/\ud83d\ude00")) {
@@ -145,7 +145,7 @@ final class BadInputTest {
             request.setAttribute(RateLimitFilter.PEER_ADDRESS_ATTRIBUTE, remotes.remove(0));
             chain.doFilter(request, response);
         };
-        serve(RateLimitFilterConfig.builder().policy("p", LimitSpec.fixedWindow(1, Duration.ofMinutes(1)))
+        serve(HttpRateLimiterConfig.builder().policy("p", LimitSpec.fixedWindow(1, Duration.ofMinutes(1)))
                 .route("/*", "p").trustedProxies("10.0.0.0/8"), before);
 
         List<Integer> statuses = new ArrayList<>();
@@ -158,7 +158,7 @@ final class BadInputTest {
 
     @Test
     void hugeApiKey_normalDecision_storedAsItsHash() throws Exception {
-        serve(RateLimitFilterConfig.builder().policy("p", LimitSpec.fixedWindow(1, Duration.ofMinutes(1)))
+        serve(HttpRateLimiterConfig.builder().policy("p", LimitSpec.fixedWindow(1, Duration.ofMinutes(1)))
                 .route("/*", "p").apiKeyHeader("X-Api-Key"), null);
         String key = "k".repeat(200 * 1024);
 
@@ -169,7 +169,7 @@ final class BadInputTest {
 
     @Test
     void manyAndLongMethodOverrides_normalDecision() throws Exception {
-        serve(RateLimitFilterConfig.builder().policy("p", LimitSpec.fixedWindow(1, Duration.ofMinutes(1)))
+        serve(HttpRateLimiterConfig.builder().policy("p", LimitSpec.fixedWindow(1, Duration.ofMinutes(1)))
                 .route(Route.of("/x", "p").withMethods("DELETE")), null);
         StringBuilder head = new StringBuilder("POST /x?_method=" + "A".repeat(5_000) + "&_method=%zz&_method=delete"
                 + " HTTP/1.1\r\nHost: t");

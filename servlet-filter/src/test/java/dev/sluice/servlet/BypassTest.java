@@ -2,7 +2,7 @@ package dev.sluice.servlet;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import dev.sluice.http.RateLimitFilterConfig;
+import dev.sluice.http.HttpRateLimiterConfig;
 import dev.sluice.http.Route;
 import dev.sluice.limiter.LimitSpec;
 import dev.sluice.limiter.local.LocalRateLimiters;
@@ -37,7 +37,7 @@ final class BypassTest {
 
     /** {@code POST /api/login} limited to 2 a minute, already used up by this client. */
     private void exhaustedLogin() throws Exception {
-        server = JettyHarness.start(new RateLimitFilter(limiters, RateLimitFilterConfig.builder()
+        server = JettyHarness.start(new RateLimitFilter(limiters, HttpRateLimiterConfig.builder()
                 .policy("login", LimitSpec.fixedWindow(2, Duration.ofMinutes(1)))
                 .route(Route.of("/api/login", "login").withMethods("POST"))
                 .build()));
@@ -81,7 +81,7 @@ final class BypassTest {
     /** Bug: {@code HEAD /api/search} was served (200) on an exhausted {@code GET} route; HttpServlet runs doGet for it. */
     @Test
     void head_exhaustedGetRoute_refused() throws Exception {
-        server = JettyHarness.start(new RateLimitFilter(limiters, RateLimitFilterConfig.builder()
+        server = JettyHarness.start(new RateLimitFilter(limiters, HttpRateLimiterConfig.builder()
                 .policy("search", LimitSpec.fixedWindow(1, Duration.ofMinutes(1)))
                 .route(Route.of("/api/search", "search").withMethods("GET"))
                 .build()));
@@ -99,7 +99,7 @@ final class BypassTest {
      */
     @Test
     void methodOverride_exhaustedGetRoute_refused() throws Exception {
-        server = JettyHarness.start(new RateLimitFilter(limiters, RateLimitFilterConfig.builder()
+        server = JettyHarness.start(new RateLimitFilter(limiters, HttpRateLimiterConfig.builder()
                 .policy("search", LimitSpec.fixedWindow(1, Duration.ofMinutes(1)))
                 .route(Route.of("/api/search", "search").withMethods("GET"))
                 .build()));
@@ -137,7 +137,7 @@ final class BypassTest {
     /** Strict matching is an opt-in: the container's path exactly, so a trailing slash is another path. */
     @Test
     void strictMatching_optIn_comparesTheContainersPathExactly() throws Exception {
-        server = JettyHarness.start(new RateLimitFilter(limiters, RateLimitFilterConfig.builder().strictMatching(true)
+        server = JettyHarness.start(new RateLimitFilter(limiters, HttpRateLimiterConfig.builder().strictMatching(true)
                 .policy("login", LimitSpec.fixedWindow(1, Duration.ofMinutes(1)))
                 .route(Route.of("/api/login", "login").withMethods("POST"))
                 .build()));

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.sluice.http.RateLimitFilterConfig;
+import dev.sluice.http.HttpRateLimiterConfig;
 import dev.sluice.http.Route;
 import dev.sluice.limiter.LimitSpec;
 import dev.sluice.limiter.RateLimiters;
@@ -43,8 +43,8 @@ final class EdgeAttacksTest {
         limiters.close();
     }
 
-    private RateLimitFilterConfig.Builder perClient() {
-        return RateLimitFilterConfig.builder().policy("p", LimitSpec.fixedWindow(3, Duration.ofMinutes(1)))
+    private HttpRateLimiterConfig.Builder perClient() {
+        return HttpRateLimiterConfig.builder().policy("p", LimitSpec.fixedWindow(3, Duration.ofMinutes(1)))
                 .route("/*", "p");
     }
 
@@ -132,14 +132,14 @@ final class EdgeAttacksTest {
         Properties p = properties();
         p.setProperty("sluice.client.trusted-proxies", proxies);
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> RateLimitFilterConfig.fromProperties(p));
+                () -> HttpRateLimiterConfig.fromProperties(p));
         assertTrue(e.getMessage().startsWith("invalid property sluice.client.trusted-proxies='" + proxies + "'; trusted"
                 + " proxy range '"), e.getMessage());
         assertTrue(e.getMessage().contains("covers every address") && e.getMessage().contains(
                 "sluice.client.allow-trust-all=true"), e.getMessage());
 
         p.setProperty("sluice.client.allow-trust-all", "true");
-        assertTrue(RateLimitFilterConfig.fromProperties(p).trustedProxies()
+        assertTrue(HttpRateLimiterConfig.fromProperties(p).trustedProxies()
                 .isTrusted(proxies.contains("::") ? "2001:db8::1" : "198.51.100.1"));
     }
 
@@ -153,7 +153,7 @@ final class EdgeAttacksTest {
             "POST /api/search HTTP/1.1\r\nHost: t\r\nContent-Type: application/x-www-form-urlencoded\r\n"
                     + "Content-Length: 11\r\n\r\n_method=GET"})
     void encodedMethodOverride_exhaustedGetRoute_refused(String request) throws Exception {
-        server = JettyHarness.start(new RateLimitFilter(limiters, RateLimitFilterConfig.builder()
+        server = JettyHarness.start(new RateLimitFilter(limiters, HttpRateLimiterConfig.builder()
                 .policy("search", LimitSpec.fixedWindow(1, Duration.ofMinutes(1)))
                 .route(Route.of("/api/search", "search").withMethods("GET")).build()));
         assertEquals(200, server.get("/api/search").statusCode());

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.sluice.http.RateLimitFilterConfig;
+import dev.sluice.http.HttpRateLimiterConfig;
 import dev.sluice.http.Route;
 import dev.sluice.limiter.Lease;
 import dev.sluice.limiter.LimitSpec;
@@ -42,10 +42,10 @@ final class HeadersTest {
     }
 
     private void serve(LimitSpec spec) throws Exception {
-        serve(RateLimitFilterConfig.builder().policy("p", spec).route("/*", "p").build());
+        serve(HttpRateLimiterConfig.builder().policy("p", spec).route("/*", "p").build());
     }
 
-    private void serve(RateLimitFilterConfig config) throws Exception {
+    private void serve(HttpRateLimiterConfig config) throws Exception {
         server = JettyHarness.start(new RateLimitFilter(limiters, config));
     }
 
@@ -116,7 +116,7 @@ final class HeadersTest {
      */
     @Test
     void tokenBucket_costAboveOne_refusalTIsTheNextRefill_retryAfterTheWaitForTheCost() throws Exception {
-        serve(RateLimitFilterConfig.builder().policy("p", LimitSpec.tokenBucket(3, 1, Duration.ofSeconds(2)))
+        serve(HttpRateLimiterConfig.builder().policy("p", LimitSpec.tokenBucket(3, 1, Duration.ofSeconds(2)))
                 .route(Route.of("/*", "p").withCost(3)).build());
 
         assertEquals("\"p\";r=0;t=2", rateLimit());
@@ -164,7 +164,7 @@ final class HeadersTest {
 
     @Test
     void partitionKey_optIn_theHashedIdentityNeverTheRawOne() throws Exception {
-        serve(RateLimitFilterConfig.builder().partitionKeys(true).apiKeyHeader("X-Api-Key")
+        serve(HttpRateLimiterConfig.builder().partitionKeys(true).apiKeyHeader("X-Api-Key")
                 .policy("p", LimitSpec.fixedWindow(5, Duration.ofMinutes(1))).route("/*", "p").build());
 
         HttpResponse<String> r = server.get("/x", "X-Api-Key", "secret-key-1");
@@ -183,7 +183,7 @@ final class HeadersTest {
 
     @Test
     void headersSwitchedOff_noRateLimitFields_refusalKeepsRetryAfterAndBody() throws Exception {
-        serve(RateLimitFilterConfig.builder().headers(false).legacyHeaders(true)
+        serve(HttpRateLimiterConfig.builder().headers(false).legacyHeaders(true)
                 .policy("p", LimitSpec.fixedWindow(1, Duration.ofMinutes(1))).route("/*", "p").build());
 
         HttpResponse<String> granted = server.get("/x");
@@ -207,7 +207,7 @@ final class HeadersTest {
         p.setProperty("sluice.routes.1.policy", "p");
         p.setProperty("sluice.problem.type", "about:blank");
         p.setProperty("sluice.headers.enabled", "false");
-        serve(RateLimitFilterConfig.fromProperties(p));
+        serve(HttpRateLimiterConfig.fromProperties(p));
         server.get("/x");
 
         HttpResponse<String> refused = server.get("/x");

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sluice.http.ClientIdentityResolver;
-import dev.sluice.http.RateLimitFilterConfig;
+import dev.sluice.http.HttpRateLimiterConfig;
 import dev.sluice.http.RateLimitPolicy;
 import dev.sluice.http.Route;
 import dev.sluice.limiter.Keys;
@@ -38,7 +38,7 @@ final class IdentityTest {
         limiters.close();
     }
 
-    private void serve(RateLimitFilterConfig config) throws Exception {
+    private void serve(HttpRateLimiterConfig config) throws Exception {
         server = JettyHarness.start(new RateLimitFilter(limiters, config));
     }
 
@@ -48,7 +48,7 @@ final class IdentityTest {
 
     @Test
     void defaults_identifyByAddress_headersIgnored() throws Exception {
-        serve(RateLimitFilterConfig.builder().policy("p", ONE_A_MINUTE).route("/*", "p").build());
+        serve(HttpRateLimiterConfig.builder().policy("p", ONE_A_MINUTE).route("/*", "p").build());
 
         assertEquals(200, get("/x", "X-Api-Key", "a"));
         assertEquals(429, get("/x", "X-Api-Key", "b"));
@@ -58,7 +58,7 @@ final class IdentityTest {
 
     @Test
     void ipv6_groupedBy64_oneHostCannotRotateThroughItsSubnet() throws Exception {
-        serve(RateLimitFilterConfig.builder().policy("p", ONE_A_MINUTE).route("/*", "p")
+        serve(HttpRateLimiterConfig.builder().policy("p", ONE_A_MINUTE).route("/*", "p")
                 .trustedProxies("127.0.0.1").build());
 
         assertEquals(200, get("/x", "X-Forwarded-For", "2001:db8:1:2::a"));
@@ -71,7 +71,7 @@ final class IdentityTest {
 
     @Test
     void ipv6Prefix_configurable() throws Exception {
-        serve(RateLimitFilterConfig.builder().policy("p", ONE_A_MINUTE).route("/*", "p")
+        serve(HttpRateLimiterConfig.builder().policy("p", ONE_A_MINUTE).route("/*", "p")
                 .trustedProxies("127.0.0.1").ipv6Prefix(128).build());
 
         assertEquals(200, get("/x", "X-Forwarded-For", "2001:db8::a"));
@@ -81,7 +81,7 @@ final class IdentityTest {
 
     @Test
     void ipv4MappedIpv6_isTheIpv4Client() throws Exception {
-        serve(RateLimitFilterConfig.builder().policy("p", ONE_A_MINUTE).route("/*", "p")
+        serve(HttpRateLimiterConfig.builder().policy("p", ONE_A_MINUTE).route("/*", "p")
                 .trustedProxies("127.0.0.1").build());
 
         assertEquals(200, get("/x", "X-Forwarded-For", "203.0.113.7"));
@@ -91,7 +91,7 @@ final class IdentityTest {
 
     @Test
     void apiKey_onlyWhenConfigured_elseTheAddress() throws Exception {
-        serve(RateLimitFilterConfig.builder().policy("p", ONE_A_MINUTE).route("/*", "p").apiKeyHeader("X-Key").build());
+        serve(HttpRateLimiterConfig.builder().policy("p", ONE_A_MINUTE).route("/*", "p").apiKeyHeader("X-Key").build());
 
         assertEquals(200, get("/x", "X-Key", "k1"));
         assertEquals(429, get("/x", "X-Key", "k1"));
@@ -103,7 +103,7 @@ final class IdentityTest {
     /** One policy per key and one per address: rotating keys from one address is stopped by the second. */
     @Test
     void perKeyAndPerAddress_rotatingKeys_refusedByTheAddressPolicy() throws Exception {
-        serve(RateLimitFilterConfig.builder()
+        serve(HttpRateLimiterConfig.builder()
                 .policy(RateLimitPolicy.of("per-key", ONE_A_MINUTE).withIdentity(ClientIdentityResolver.apiKey("X-Api-Key")))
                 .policy("per-address", LimitSpec.fixedWindow(3, Duration.ofMinutes(1)))
                 .route(Route.of("/login", "per-key", "per-address"))
@@ -123,7 +123,7 @@ final class IdentityTest {
 
     @Test
     void principal_fromContainerAuthentication_eachUserItsOwnBudget() throws Exception {
-        server = JettyHarness.start(new RateLimitFilter(limiters, RateLimitFilterConfig.builder()
+        server = JettyHarness.start(new RateLimitFilter(limiters, HttpRateLimiterConfig.builder()
                         .policy("p", ONE_A_MINUTE).route("/*", "p")
                         .identityResolver(ClientIdentityResolver.principal()).build()),
                 JettyHarness.Setup.DEFAULT.withBasicAuth(Map.of("alice", "a-secret", "bob", "b-secret")));
@@ -138,7 +138,7 @@ final class IdentityTest {
 
     @Test
     void principal_anonymous_fallsBackToTheAddress() throws Exception {
-        serve(RateLimitFilterConfig.builder().policy("p", ONE_A_MINUTE).route("/*", "p")
+        serve(HttpRateLimiterConfig.builder().policy("p", ONE_A_MINUTE).route("/*", "p")
                 .identityResolver(ClientIdentityResolver.principal()).build());
 
         assertEquals(200, get("/x"));
@@ -147,7 +147,7 @@ final class IdentityTest {
 
     @Test
     void global_oneBudgetForEveryClient() throws Exception {
-        serve(RateLimitFilterConfig.builder().trustedProxies("127.0.0.1")
+        serve(HttpRateLimiterConfig.builder().trustedProxies("127.0.0.1")
                 .policy(RateLimitPolicy.of("everyone", LimitSpec.fixedWindow(2, Duration.ofMinutes(1)))
                         .withIdentity(ClientIdentityResolver.global()))
                 .route("/*", "everyone").build());
@@ -159,7 +159,7 @@ final class IdentityTest {
 
     @Test
     void resolverThatThrows_theAddressInstead_never500() throws Exception {
-        serve(RateLimitFilterConfig.builder().policy("p", ONE_A_MINUTE).route("/*", "p")
+        serve(HttpRateLimiterConfig.builder().policy("p", ONE_A_MINUTE).route("/*", "p")
                 .identityResolver(request -> {
                     throw new IllegalStateException("broken resolver");
                 }).build());
@@ -176,7 +176,7 @@ final class IdentityTest {
      */
     @Test
     void identityWithALoneSurrogate_answers400_andEarlierPoliciesAreRefunded() throws Exception {
-        serve(RateLimitFilterConfig.builder()
+        serve(HttpRateLimiterConfig.builder()
                 .policy(RateLimitPolicy.of("everyone", LimitSpec.fixedWindow(2, Duration.ofMinutes(1)))
                         .withIdentity(ClientIdentityResolver.global()))
                 .policy(RateLimitPolicy.of("per-user", ONE_A_MINUTE).withIdentity(request -> {
@@ -208,7 +208,7 @@ final class IdentityTest {
         p.setProperty("sluice.policies.everyone.identity", "global");
         p.setProperty("sluice.routes.1.pattern", "/*");
         p.setProperty("sluice.routes.1.policy", "per-key, everyone");
-        serve(RateLimitFilterConfig.fromProperties(p));
+        serve(HttpRateLimiterConfig.fromProperties(p));
 
         assertEquals(200, get("/x", "X-Api-Key", "a"));
         assertEquals(200, get("/x", "X-Api-Key", "b"));
@@ -220,7 +220,7 @@ final class IdentityTest {
     void properties_apiKeyIdentityWithoutHeader_refusedNamingBoth() {
         Properties p = new Properties();
         p.setProperty("sluice.client.identity", "api-key");
-        String m = assertThrows(IllegalArgumentException.class, () -> RateLimitFilterConfig.fromProperties(p)).getMessage();
+        String m = assertThrows(IllegalArgumentException.class, () -> HttpRateLimiterConfig.fromProperties(p)).getMessage();
         assertEquals("invalid property sluice.client.identity=api-key; identity api-key needs the header that carries"
                 + " the key: set sluice.client.api-key-header", m);
     }
@@ -229,7 +229,7 @@ final class IdentityTest {
     void properties_unknownIdentity_refused() {
         Properties p = new Properties();
         p.setProperty("sluice.client.identity", "cookie");
-        String m = assertThrows(IllegalArgumentException.class, () -> RateLimitFilterConfig.fromProperties(p)).getMessage();
+        String m = assertThrows(IllegalArgumentException.class, () -> HttpRateLimiterConfig.fromProperties(p)).getMessage();
         assertTrue(m.startsWith("invalid property sluice.client.identity='cookie'; expected one of address, api-key,"
                 + " principal, global"), m);
     }
@@ -239,7 +239,7 @@ final class IdentityTest {
         Properties p = new Properties();
         p.setProperty("sluice.client.ipv6-prefix", "0");
         assertEquals("invalid property sluice.client.ipv6-prefix='0'; expected a whole number between 1 and 128",
-                assertThrows(IllegalArgumentException.class, () -> RateLimitFilterConfig.fromProperties(p)).getMessage());
+                assertThrows(IllegalArgumentException.class, () -> HttpRateLimiterConfig.fromProperties(p)).getMessage());
     }
 
     private static String basic(String user, String password) {

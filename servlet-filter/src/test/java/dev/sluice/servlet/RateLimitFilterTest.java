@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.sluice.http.RateLimitFilterConfig;
+import dev.sluice.http.HttpRateLimiterConfig;
 import dev.sluice.http.RateLimitPolicy;
 import dev.sluice.http.Route;
 import dev.sluice.limiter.DecisionListener;
@@ -47,11 +47,11 @@ final class RateLimitFilterTest {
         limiters.close();
     }
 
-    private JettyHarness serve(RateLimitFilterConfig config) throws Exception {
+    private JettyHarness serve(HttpRateLimiterConfig config) throws Exception {
         return serve(limiters, config);
     }
 
-    private JettyHarness serve(RateLimiters on, RateLimitFilterConfig config) throws Exception {
+    private JettyHarness serve(RateLimiters on, HttpRateLimiterConfig config) throws Exception {
         server = JettyHarness.start(new RateLimitFilter(on, config));
         return server;
     }
@@ -64,7 +64,7 @@ final class RateLimitFilterTest {
 
     @Test
     void granted_carriesIetfRateLimitHeaders() throws Exception {
-        serve(RateLimitFilterConfig.builder().policy("login", LimitSpec.fixedWindow(10, Duration.ofMinutes(1)))
+        serve(HttpRateLimiterConfig.builder().policy("login", LimitSpec.fixedWindow(10, Duration.ofMinutes(1)))
                 .route("/login", "login").build());
 
         HttpResponse<String> first = server.get("/login");
@@ -82,7 +82,7 @@ final class RateLimitFilterTest {
 
     @Test
     void legacyHeaders_optedIn_sendsLimitRemainingReset() throws Exception {
-        serve(RateLimitFilterConfig.builder().policy("api", LimitSpec.fixedWindow(5, Duration.ofSeconds(10)))
+        serve(HttpRateLimiterConfig.builder().policy("api", LimitSpec.fixedWindow(5, Duration.ofSeconds(10)))
                 .route("/api/*", "api").legacyHeaders(true).build());
 
         HttpResponse<String> r = server.get("/api/items");
@@ -94,7 +94,7 @@ final class RateLimitFilterTest {
 
     @Test
     void tokenBucketAndConcurrency_policyHeaderWindows() throws Exception {
-        serve(RateLimitFilterConfig.builder()
+        serve(HttpRateLimiterConfig.builder()
                 .policy("bucket", LimitSpec.tokenBucket(10, 2, Duration.ofSeconds(3)))
                 .policy("slots", LimitSpec.concurrency(4))
                 .route("/bucket", "bucket").route("/slots", "slots").build());
@@ -109,7 +109,7 @@ final class RateLimitFilterTest {
 
     @Test
     void overLimit_answers429WithProblemBody() throws Exception {
-        serve(RateLimitFilterConfig.builder().policy("login", LimitSpec.fixedWindow(2, Duration.ofMinutes(1)))
+        serve(HttpRateLimiterConfig.builder().policy("login", LimitSpec.fixedWindow(2, Duration.ofMinutes(1)))
                 .route("/login", "login").build());
         server.get("/login");
         server.get("/login");
@@ -128,7 +128,7 @@ final class RateLimitFilterTest {
 
     @Test
     void retryAfter_roundsUpToWholeSeconds() throws Exception {
-        serve(RateLimitFilterConfig.builder().policy("p", LimitSpec.fixedWindow(1, Duration.ofMinutes(1)))
+        serve(HttpRateLimiterConfig.builder().policy("p", LimitSpec.fixedWindow(1, Duration.ofMinutes(1)))
                 .route("/*", "p").build());
         server.get("/x");
 
@@ -142,7 +142,7 @@ final class RateLimitFilterTest {
 
     @Test
     void concurrencyRefusal_retryAfterAtLeastOneSecond() throws Exception {
-        serve(RateLimitFilterConfig.builder().policy("slots", LimitSpec.concurrency(1))
+        serve(HttpRateLimiterConfig.builder().policy("slots", LimitSpec.concurrency(1))
                 .route("/async/*", "slots").build());
         CompletableFuture<HttpResponse<String>> holder = server.getAsync("/async/1");
         AsyncContext held = server.nextStarted();
@@ -159,7 +159,7 @@ final class RateLimitFilterTest {
 
     @Test
     void apiKey_configured_identifiesClient_eachKeyItsOwnBudget_hashed() throws Exception {
-        serve(RateLimitFilterConfig.builder().policy("p", LimitSpec.fixedWindow(1, Duration.ofMinutes(1)))
+        serve(HttpRateLimiterConfig.builder().policy("p", LimitSpec.fixedWindow(1, Duration.ofMinutes(1)))
                 .route("/*", "p").apiKeyHeader("X-Api-Key").build());
 
         assertEquals(200, server.get("/x", "X-Api-Key", "key-a").statusCode());
@@ -177,7 +177,7 @@ final class RateLimitFilterTest {
 
     @Test
     void customHeaderAndResolver_usedBeforeAddress() throws Exception {
-        serve(RateLimitFilterConfig.builder().policy("p", LimitSpec.fixedWindow(1, Duration.ofMinutes(1)))
+        serve(HttpRateLimiterConfig.builder().policy("p", LimitSpec.fixedWindow(1, Duration.ofMinutes(1)))
                 .route("/*", "p")
                 .identityResolver(req -> req.getHeader("X-Tenant") == null ? null : "tenant:" + req.getHeader("X-Tenant"))
                 .build());
@@ -191,7 +191,7 @@ final class RateLimitFilterTest {
 
     @Test
     void untrustedPeer_forwardedForIgnored() throws Exception {
-        serve(RateLimitFilterConfig.builder().policy("p", LimitSpec.fixedWindow(1, Duration.ofMinutes(1)))
+        serve(HttpRateLimiterConfig.builder().policy("p", LimitSpec.fixedWindow(1, Duration.ofMinutes(1)))
                 .route("/*", "p").trustedProxies("10.0.0.1").build());
 
         assertEquals(200, server.get("/x", "X-Forwarded-For", "1.1.1.1").statusCode());
@@ -201,7 +201,7 @@ final class RateLimitFilterTest {
 
     @Test
     void trustedPeer_usesRightMostUntrustedForwardedAddress() throws Exception {
-        serve(RateLimitFilterConfig.builder().policy("p", LimitSpec.fixedWindow(1, Duration.ofMinutes(1)))
+        serve(HttpRateLimiterConfig.builder().policy("p", LimitSpec.fixedWindow(1, Duration.ofMinutes(1)))
                 .route("/*", "p").trustedProxies("127.0.0.1", "10.0.0.0/8").build());
 
         assertEquals(200, server.get("/x", "X-Forwarded-For", "9.9.9.9, 1.1.1.1, 10.0.0.5").statusCode());
@@ -216,7 +216,7 @@ final class RateLimitFilterTest {
 
     @Test
     void weightedRoutes_takeTheirCost() throws Exception {
-        serve(RateLimitFilterConfig.builder().policy("api", LimitSpec.fixedWindow(5, Duration.ofMinutes(1)))
+        serve(HttpRateLimiterConfig.builder().policy("api", LimitSpec.fixedWindow(5, Duration.ofMinutes(1)))
                 .route(Route.of("/api/*", "api").withMethods("POST").withCost(2))
                 .route(Route.of("/api/*", "api").withMethods("GET")).build());
         HttpRequest post = server.request("/api/items").POST(HttpRequest.BodyPublishers.noBody()).build();
@@ -229,7 +229,7 @@ final class RateLimitFilterTest {
 
     @Test
     void weightedRoute_refusedWhenFewerPermitsLeftThanItsCost() throws Exception {
-        serve(RateLimitFilterConfig.builder().policy("api", LimitSpec.fixedWindow(3, Duration.ofMinutes(1)))
+        serve(HttpRateLimiterConfig.builder().policy("api", LimitSpec.fixedWindow(3, Duration.ofMinutes(1)))
                 .route(Route.of("/export", "api").withCost(2)).route("/api/*", "api").build());
         assertEquals(200, server.get("/export").statusCode());
 
@@ -243,7 +243,7 @@ final class RateLimitFilterTest {
     void unprotectedRoutes_neverTouchTheStore() throws Exception {
         AtomicInteger decisions = new AtomicInteger();
         DecisionListener counter = (limiter, result, nanos) -> decisions.incrementAndGet();
-        serve(RateLimitFilterConfig.builder()
+        serve(HttpRateLimiterConfig.builder()
                 .policy("login", LimitSpec.fixedWindow(1, Duration.ofMinutes(1)),
                         RateLimitPolicy.EDGE_DEFAULTS.toBuilder().listener(counter).build())
                 .route(Route.of("/login", "login").withMethods("POST"))
@@ -265,7 +265,7 @@ final class RateLimitFilterTest {
 
     @Test
     void concurrency_servletThrows_leaseReleased() throws Exception {
-        serve(RateLimitFilterConfig.builder().policy("slots", LimitSpec.concurrency(1)).route("/boom/*", "slots").build());
+        serve(HttpRateLimiterConfig.builder().policy("slots", LimitSpec.concurrency(1)).route("/boom/*", "slots").build());
 
         for (int i = 0; i < 3; i++) {
             HttpResponse<String> r = server.get("/boom/" + i);
@@ -275,7 +275,7 @@ final class RateLimitFilterTest {
 
     @Test
     void concurrency_syncRequest_releasedWhenDone() throws Exception {
-        serve(RateLimitFilterConfig.builder().policy("slots", LimitSpec.concurrency(1)).route("/*", "slots").build());
+        serve(HttpRateLimiterConfig.builder().policy("slots", LimitSpec.concurrency(1)).route("/*", "slots").build());
 
         for (int i = 0; i < 3; i++) {
             assertEquals(200, server.get("/x").statusCode());
@@ -284,7 +284,7 @@ final class RateLimitFilterTest {
 
     @Test
     void concurrency_asyncRequest_heldUntilComplete() throws Exception {
-        serve(RateLimitFilterConfig.builder().policy("slots", LimitSpec.concurrency(1)).route("/async/*", "slots").build());
+        serve(HttpRateLimiterConfig.builder().policy("slots", LimitSpec.concurrency(1)).route("/async/*", "slots").build());
 
         CompletableFuture<HttpResponse<String>> first = server.getAsync("/async/1");
         AsyncContext context = server.nextStarted();
@@ -307,7 +307,7 @@ final class RateLimitFilterTest {
 
     @Test
     void concurrency_asyncTimeout_leaseReleased() throws Exception {
-        serve(RateLimitFilterConfig.builder().policy("slots", LimitSpec.concurrency(1))
+        serve(HttpRateLimiterConfig.builder().policy("slots", LimitSpec.concurrency(1))
                 .route("/async-timeout/*", "slots").build());
 
         for (int i = 0; i < 2; i++) {
@@ -335,7 +335,7 @@ final class RateLimitFilterTest {
     @Test
     void storeUnreachable_failsOpenWithDegradedHeader() throws Exception {
         try (RateLimiters down = RateLimiterRuntime.create(new UnreachableStore())) {
-            serve(down, RateLimitFilterConfig.builder()
+            serve(down, HttpRateLimiterConfig.builder()
                     .policy(new RateLimitPolicy("p", LimitSpec.fixedWindow(1, Duration.ofMinutes(1)),
                             RateLimitPolicy.EDGE_DEFAULTS.toBuilder().decisionTimeout(Duration.ofMillis(50)).build()))
                     .route("/*", "p").build());
@@ -357,7 +357,7 @@ final class RateLimitFilterTest {
     @Test
     void storeUnreachable_failClosed_answers503TemporaryReducedCapacity() throws Exception {
         try (RateLimiters down = RateLimiterRuntime.create(new UnreachableStore())) {
-            serve(down, RateLimitFilterConfig.builder()
+            serve(down, HttpRateLimiterConfig.builder()
                     .policy("p", LimitSpec.fixedWindow(1, Duration.ofMinutes(1)), unreachable(FailureMode.DENY))
                     .route("/*", "p").build());
 
@@ -375,7 +375,7 @@ final class RateLimitFilterTest {
     @Test
     void storeUnreachable_underThrow_answers503Problem() throws Exception {
         try (RateLimiters down = RateLimiterRuntime.create(new UnreachableStore())) {
-            serve(down, RateLimitFilterConfig.builder()
+            serve(down, HttpRateLimiterConfig.builder()
                     .policy("p", LimitSpec.fixedWindow(1, Duration.ofMinutes(1)), unreachable(FailureMode.THROW))
                     .route("/*", "p").build());
 

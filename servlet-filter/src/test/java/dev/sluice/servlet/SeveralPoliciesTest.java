@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sluice.http.ClientIdentityResolver;
 import dev.sluice.http.PolicyStatistics;
-import dev.sluice.http.RateLimitFilterConfig;
+import dev.sluice.http.HttpRateLimiterConfig;
 import dev.sluice.http.RateLimitPolicy;
 import dev.sluice.http.Route;
 import dev.sluice.limiter.LimitSpec;
@@ -40,7 +40,7 @@ final class SeveralPoliciesTest {
         limiters.close();
     }
 
-    private void serve(RateLimitFilterConfig config) throws Exception {
+    private void serve(HttpRateLimiterConfig config) throws Exception {
         filter = new RateLimitFilter(limiters, config);
         server = JettyHarness.start(filter);
     }
@@ -51,7 +51,7 @@ final class SeveralPoliciesTest {
 
     /** Per client 10/s and 1,000/day, and 5,000/s for everyone: the three tiers the HTTP page describes. */
     private void serveThreeTiers() throws Exception {
-        serve(RateLimitFilterConfig.builder()
+        serve(HttpRateLimiterConfig.builder()
                 .policy("per-client", LimitSpec.fixedWindow(10, Duration.ofSeconds(1)))
                 .policy("daily", LimitSpec.fixedWindow(1_000, Duration.ofDays(1)))
                 .policy(RateLimitPolicy.of("everyone", LimitSpec.fixedWindow(5_000, Duration.ofSeconds(1)))
@@ -92,7 +92,7 @@ final class SeveralPoliciesTest {
 
     @Test
     void severalRefuse_retryAfterIsTheLongestWait() throws Exception {
-        serve(RateLimitFilterConfig.builder()
+        serve(HttpRateLimiterConfig.builder()
                 .policy("short", LimitSpec.fixedWindow(1, Duration.ofSeconds(10)))
                 .policy("long", LimitSpec.fixedWindow(1, Duration.ofMinutes(1)))
                 .route(Route.of("/x", "short", "long")).build());
@@ -114,7 +114,7 @@ final class SeveralPoliciesTest {
      */
     @Test
     void laterPolicyRefuses_earlierPermitsRefunded() throws Exception {
-        serve(RateLimitFilterConfig.builder()
+        serve(HttpRateLimiterConfig.builder()
                 .policy("wide", LimitSpec.fixedWindow(5, Duration.ofMinutes(1)))
                 .policy("narrow", LimitSpec.fixedWindow(1, Duration.ofMinutes(1)))
                 .route(Route.of("/x", "wide", "narrow"))
@@ -132,7 +132,7 @@ final class SeveralPoliciesTest {
 
     @Test
     void laterPolicyRefuses_earlierConcurrencyLeaseReleased() throws Exception {
-        serve(RateLimitFilterConfig.builder()
+        serve(HttpRateLimiterConfig.builder()
                 .policy("slots", LimitSpec.concurrency(1))
                 .policy("rate", LimitSpec.fixedWindow(1, Duration.ofMinutes(1)))
                 .route(Route.of("/both", "slots", "rate"))
@@ -149,7 +149,7 @@ final class SeveralPoliciesTest {
 
     @Test
     void severalRoutesMatch_eachPolicyOnce_costOfTheFirstRouteNamingIt() throws Exception {
-        serve(RateLimitFilterConfig.builder()
+        serve(HttpRateLimiterConfig.builder()
                 .policy("login", LimitSpec.fixedWindow(5, Duration.ofMinutes(1)))
                 .policy("api", LimitSpec.fixedWindow(10, Duration.ofMinutes(1)))
                 .route(Route.of("/api/login", "login").withMethods("POST").withCost(2))
@@ -163,7 +163,7 @@ final class SeveralPoliciesTest {
 
     @Test
     void legacyHeaders_severalPolicies_theOneClosestToExhaustion() throws Exception {
-        serve(RateLimitFilterConfig.builder().legacyHeaders(true)
+        serve(HttpRateLimiterConfig.builder().legacyHeaders(true)
                 .policy("big", LimitSpec.fixedWindow(100, Duration.ofMinutes(1)))
                 .policy("small", LimitSpec.fixedWindow(3, Duration.ofSeconds(10)))
                 .route(Route.of("/x", "big", "small")).build());

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sluice.http.PolicyStatistics;
-import dev.sluice.http.RateLimitFilterConfig;
+import dev.sluice.http.HttpRateLimiterConfig;
 import dev.sluice.http.RateLimitPolicy;
 import dev.sluice.http.Route;
 import dev.sluice.limiter.DecisionListener;
@@ -42,7 +42,7 @@ final class ShadowTest {
         limiters.close();
     }
 
-    private void serve(RateLimitFilterConfig config) throws Exception {
+    private void serve(HttpRateLimiterConfig config) throws Exception {
         filter = new RateLimitFilter(limiters, config);
         server = JettyHarness.start(filter);
     }
@@ -57,7 +57,7 @@ final class ShadowTest {
 
     @Test
     void shadowPolicy_overLimit_servedWithTheHeadersTheClientWouldSee_countedApart() throws Exception {
-        serve(RateLimitFilterConfig.builder()
+        serve(HttpRateLimiterConfig.builder()
                 .policy(listened("new-limit", LimitSpec.fixedWindow(1, Duration.ofMinutes(1))).withShadow(true))
                 .route("/*", "new-limit").build());
 
@@ -76,7 +76,7 @@ final class ShadowTest {
 
     @Test
     void shadowPolicy_doesNotChangeWhatTheEnforcedOnesDecide() throws Exception {
-        serve(RateLimitFilterConfig.builder()
+        serve(HttpRateLimiterConfig.builder()
                 .policy(listened("trial", LimitSpec.fixedWindow(1, Duration.ofMinutes(1))).withShadow(true))
                 .policy(listened("enforced", LimitSpec.fixedWindow(3, Duration.ofMinutes(1))))
                 .route(Route.of("/x", "trial", "enforced")).build());
@@ -96,7 +96,7 @@ final class ShadowTest {
 
     @Test
     void wholeFilterShadow_neverRefuses_everyRefusalCountedApart() throws Exception {
-        serve(RateLimitFilterConfig.builder().shadow(true)
+        serve(HttpRateLimiterConfig.builder().shadow(true)
                 .policy(listened("a", LimitSpec.fixedWindow(1, Duration.ofMinutes(1))))
                 .policy(listened("b", LimitSpec.slidingLog(2, Duration.ofMinutes(1))))
                 .route(Route.of("/x", "a", "b")).build());
@@ -123,8 +123,8 @@ final class ShadowTest {
                 Map.of(RateLimitFilter.RATE_LIMITERS_ATTRIBUTE, limiters));
         assertEquals(200, server.get("/x").statusCode());
         assertEquals(200, server.get("/x").statusCode());
-        assertTrue(RateLimitFilterConfig.fromProperties(props("sluice.shadow", "true")).shadow());
-        assertTrue(RateLimitFilterConfig.fromProperties(props("sluice.policies.p.algorithm", "concurrency",
+        assertTrue(HttpRateLimiterConfig.fromProperties(props("sluice.shadow", "true")).shadow());
+        assertTrue(HttpRateLimiterConfig.fromProperties(props("sluice.policies.p.algorithm", "concurrency",
                 "sluice.policies.p.permit-limit", "1", "sluice.policies.p.shadow", "TRUE")).policies().get("p").shadow());
     }
 

@@ -4,7 +4,7 @@ import dev.sluice.limiter.Lease;
 import dev.sluice.limiter.PartitionedRateLimiter;
 import dev.sluice.http.HttpDecision;
 import dev.sluice.http.HttpRateLimiter;
-import dev.sluice.http.RateLimitFilterConfig;
+import dev.sluice.http.HttpRateLimiterConfig;
 import dev.sluice.http.RateLimitPolicy;
 import java.lang.reflect.Method;
 import java.util.List;
@@ -207,7 +207,7 @@ final class RateLimitedPostProcessor extends AbstractBeanFactoryAwareAdvisingPos
     static RuntimeException refused(String policy, Lease lease, HttpDecision answer, java.net.URI problemType,
             String message) {
         if (lease.isDegraded()) {
-            return WEB ? WebRefusals.unavailable(policy, lease, answer, RateLimitFilterConfig.TEMPORARY_REDUCED_CAPACITY)
+            return WEB ? WebRefusals.unavailable(policy, lease, answer, HttpRateLimiterConfig.TEMPORARY_REDUCED_CAPACITY)
                     : new RateLimitUnavailableException(policy, lease, answer);
         }
         return WEB ? WebRefusals.exceeded(policy, lease, answer, problemType, message)

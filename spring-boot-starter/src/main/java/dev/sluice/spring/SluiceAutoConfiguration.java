@@ -3,7 +3,7 @@ package dev.sluice.spring;
 import dev.sluice.limiter.DecisionListener;
 import dev.sluice.limiter.RateLimiters;
 import dev.sluice.http.HttpRateLimiter;
-import dev.sluice.http.RateLimitFilterConfig;
+import dev.sluice.http.HttpRateLimiterConfig;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -17,7 +17,7 @@ import org.springframework.core.env.Environment;
 
 /**
  * The core of Sluice from {@code sluice.*} properties, in any application (web or not): the policies and routes
- * ({@link RateLimitFilterConfig}, validated at start-up) and the {@link HttpRateLimiter} that the servlet and
+ * ({@link HttpRateLimiterConfig}, validated at start-up) and the {@link HttpRateLimiter} that the servlet and
  * WebFlux filters, {@link RateLimited} methods, the Actuator endpoint and the health indicator share. Every
  * other concern is an auto-configuration of its own, each excludable with {@code spring.autoconfigure.exclude}:
  * the store ({@link SluiceBackendAutoConfiguration}), the filters ({@link SluiceWebMvcAutoConfiguration},
@@ -37,12 +37,12 @@ public class SluiceAutoConfiguration {
      */
     @Bean
     @ConditionalOnMissingBean
-    public RateLimitFilterConfig sluiceFilterConfig(SluiceProperties properties,
+    public HttpRateLimiterConfig sluiceFilterConfig(SluiceProperties properties,
             ObjectProvider<DecisionListener> listeners, Environment environment) {
         try {
             properties.getPrefilter().modeName(); // validated with the rest, at start-up
-            RateLimitFilterConfig.Builder builder =
-                    RateLimitFilterConfig.builder().settings(properties.settings(), SluiceProperties.written(environment));
+            HttpRateLimiterConfig.Builder builder =
+                    HttpRateLimiterConfig.builder().settings(properties, SluiceProperties.written(environment));
             listeners.orderedStream().forEach(builder::listener);
             return builder.build();
         } catch (IllegalArgumentException e) {
@@ -53,7 +53,7 @@ public class SluiceAutoConfiguration {
     /** Decides requests for the filters, {@link RateLimited} methods and the Actuator endpoint alike. */
     @Bean
     @ConditionalOnMissingBean
-    public HttpRateLimiter sluiceHttpRateLimiter(RateLimiters limiters, RateLimitFilterConfig config,
+    public HttpRateLimiter sluiceHttpRateLimiter(RateLimiters limiters, HttpRateLimiterConfig config,
             SluiceProperties properties) {
         String mode = properties.getPrefilter().modeName();
         RateLimiters store = limiters;

@@ -1,6 +1,6 @@
 package dev.sluice.spring;
 
-import dev.sluice.http.RateLimitFilterConfig;
+import dev.sluice.http.HttpRateLimiterConfig;
 import dev.sluice.http.Route;
 import dev.sluice.http.SluiceSettings;
 import java.util.ArrayList;
@@ -46,7 +46,7 @@ final class SluiceFilterPlacement {
     /**
      * @param securityOrder the order of Spring Security's filter, or null where the application has none
      */
-    SluiceFilterPlacement(SluiceProperties properties, RateLimitFilterConfig config, Integer securityOrder) {
+    SluiceFilterPlacement(SluiceProperties properties, HttpRateLimiterConfig config, Integer securityOrder) {
         this.identities = identities(properties, config);
         this.routed = new LinkedHashSet<>();
         for (Route r : config.routes()) {
@@ -59,20 +59,20 @@ final class SluiceFilterPlacement {
 
     /**
      * The identity names of each policy (its own, else {@code sluice.client.identity}, else the address), or
-     * {@code [custom]} for a policy that a {@link RateLimitFilterConfig} bean of the application defines.
+     * {@code [custom]} for a policy that a {@link HttpRateLimiterConfig} bean of the application defines.
      */
-    static Map<String, List<String>> identities(SluiceProperties properties, RateLimitFilterConfig config) {
+    static Map<String, List<String>> identities(SluiceProperties properties, HttpRateLimiterConfig config) {
         SluiceSettings.ClientSettings client = properties.getClient();
-        List<String> fallback = client != null && client.identity() != null && !client.identity().isEmpty()
-                ? client.identity()
-                : client != null && client.apiKeyHeader() != null ? List.of("api-key") : List.of("address");
+        List<String> fallback = client.getIdentity() != null && !client.getIdentity().isEmpty()
+                ? client.getIdentity()
+                : client.getApiKeyHeader() != null ? List.of("api-key") : List.of("address");
         Map<String, List<String>> identities = new LinkedHashMap<>();
         for (String name : config.policies().keySet()) {
             SluiceSettings.PolicySettings p = properties.getPolicies().get(name);
             if (p == null) {
                 identities.put(name, List.of("custom"));
             } else {
-                identities.put(name, p.identity() != null && !p.identity().isEmpty() ? p.identity() : fallback);
+                identities.put(name, p.getIdentity() != null && !p.getIdentity().isEmpty() ? p.getIdentity() : fallback);
             }
         }
         return identities;
@@ -175,7 +175,7 @@ final class SluiceFilterPlacement {
      * @param answeredBySecurity whether the chain answers a request of this method and path itself
      * @throws InvalidSluiceConfigurationException naming the route, the policy and the fix
      */
-    void checkRoutes(RateLimitFilterConfig config, java.util.function.BiPredicate<String, String> answeredBySecurity) {
+    void checkRoutes(HttpRateLimiterConfig config, java.util.function.BiPredicate<String, String> answeredBySecurity) {
         for (Route r : config.routes()) {
             if (r.pattern().contains("*")) {
                 continue; // a prefix also covers what the chain does not answer

@@ -1,6 +1,6 @@
 package dev.sluice.spring;
 
-import dev.sluice.http.RateLimitFilterConfig;
+import dev.sluice.http.HttpRateLimiterConfig;
 import dev.sluice.limiter.RateLimiters;
 import dev.sluice.limiter.local.LocalRateLimiters;
 import org.apache.commons.logging.Log;
@@ -20,7 +20,7 @@ class SluiceInProcessConfiguration {
 
     @Bean
     @ConditionalOnMissingBean(RateLimiters.class)
-    SluiceRateLimiters sluiceRateLimiters(RateLimitFilterConfig config) {
+    SluiceRateLimiters sluiceRateLimiters(HttpRateLimiterConfig config) {
         LOG.warn(WARNING);
         return new SluiceRateLimiters(LocalRateLimiters.create(java.time.InstantSource.system(), config.capacity()),
                 SluiceRateLimiters.IN_PROCESS);

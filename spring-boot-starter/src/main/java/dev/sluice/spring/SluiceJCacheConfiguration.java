@@ -3,7 +3,7 @@ package dev.sluice.spring;
 import dev.sluice.jcache.JCacheRateLimiters;
 import dev.sluice.limiter.LimitSpec;
 import dev.sluice.limiter.RateLimiters;
-import dev.sluice.http.RateLimitFilterConfig;
+import dev.sluice.http.HttpRateLimiterConfig;
 import dev.sluice.http.RateLimitPolicy;
 import java.time.Duration;
 import java.util.Arrays;
@@ -27,7 +27,7 @@ class SluiceJCacheConfiguration {
     @ConditionalOnMissingBean(RateLimiters.class)
     @ConditionalOnSingleCandidate(CacheManager.class)
     SluiceRateLimiters sluiceRateLimiters(CacheManager cacheManager, SluiceProperties properties,
-            RateLimitFilterConfig config) {
+            HttpRateLimiterConfig config) {
         LimitSpec[] specs = config.policies().values().stream().map(RateLimitPolicy::spec).toArray(LimitSpec[]::new);
         // Without configured policies the expiry must still outlive whatever limiters code creates itself.
         Duration lifetime = specs.length == 0 ? Duration.ofHours(1)

@@ -1,50 +1,25 @@
 package dev.sluice.spring;
 
-import dev.sluice.http.RateLimitFilterConfig;
+import dev.sluice.http.HttpRateLimiterConfig;
 import dev.sluice.http.SluiceSettings;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import org.springframework.boot.context.properties.ConfigurationProperties;
-import org.springframework.boot.context.properties.NestedConfigurationProperty;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.core.env.Environment;
 
 /**
- * The {@code sluice.*} properties. Policies, routes, identity, headers, problem bodies, shadow mode and the
- * store's capacity are the HTTP core's typed {@link SluiceSettings}, bound straight onto its records (the
- * http-core README has the reference table) and validated by the same rules as the servlet filter's properties,
- * with the same messages naming the property, the value and what is allowed; an unknown {@code sluice.*} property
- * also fails start-up. The rest are the starter's own.
+ * The {@code sluice.*} properties: the HTTP core's {@link SluiceSettings} (policies, routes, identity, headers,
+ * problem bodies, shadow mode and the store's capacity), bound by Spring Boot and validated by the same rules as the
+ * servlet filter's properties, with the same messages naming the property, the value and what is allowed; and the
+ * starter's own settings below. An unknown {@code sluice.*} property fails start-up.
  */
 @ConfigurationProperties(prefix = "sluice", ignoreUnknownFields = false)
-public class SluiceProperties {
+public class SluiceProperties extends SluiceSettings {
     /** Whether Sluice's auto-configuration applies at all. */
     private boolean enabled = true;
-    /** Rate-limit policies by name: algorithm, permit-limit, window and the rest (see the http-core README). */
-    private Map<String, SluiceSettings.PolicySettings> policies = new LinkedHashMap<>();
-    /** Routes by id, tried most specific first whatever their ids; every one that matches applies. */
-    private Map<String, SluiceSettings.RouteSettings> routes = new LinkedHashMap<>();
-    // The groups below stay null until bound, so that Boot binds their records through the constructor.
-    /** How clients are identified. */
-    @NestedConfigurationProperty
-    private SluiceSettings.ClientSettings client;
-    /** Compare paths exactly as the server decoded them instead of canonically. */
-    private boolean strictMatching;
-    /** Put every policy in shadow mode: decide and count, never refuse. */
-    private boolean shadow;
-    /** Response headers. */
-    @NestedConfigurationProperty
-    private SluiceSettings.HeaderSettings headers;
-    /** Problem bodies. */
-    @NestedConfigurationProperty
-    private SluiceSettings.ProblemSettings problem;
-    /** The bound on the store's state and what it does at the bound (every backend the starter creates). */
-    @NestedConfigurationProperty
-    private SluiceSettings.CapacitySettings capacity;
     /** The servlet filter, or the WebFlux filter in a reactive application. */
     private Filter filter = new Filter();
     /** The local pre-filter in front of each policy's limiter (needs local-prefilter on the classpath). */
@@ -56,11 +31,6 @@ public class SluiceProperties {
     /** The prefix of every key Sluice stores (Hazelcast and JCache backends). */
     private String keyPrefix = "sluice";
 
-    /** The HTTP core's settings, as bound; groups that are not set hold their defaults. */
-    public SluiceSettings settings() {
-        return new SluiceSettings(policies, routes, client, strictMatching, shadow, headers, problem, capacity);
-    }
-
     /**
      * The bound {@code sluice.capacity.*} sets, by the HTTP core's rules and messages, or {@code null} when none of
      * them is set; for the configurations that run before the properties are bound (a Hazelcast member's config).
@@ -70,10 +40,12 @@ public class SluiceProperties {
     static dev.sluice.limiter.Capacity capacityOf(Environment environment) {
         try {
             return Binder.get(environment).bind("sluice.capacity", Bindable.of(SluiceSettings.CapacitySettings.class),
-                    SluiceBinding.handler()).map(c -> RateLimitFilterConfig.builder()
-                            .settings(new SluiceSettings(null, null, null, false, false, null, null, c),
-                                    written(environment))
-                            .build().capacity())
+                    SluiceBinding.handler()).map(c -> {
+                        SluiceSettings settings = new SluiceSettings();
+                        settings.setCapacity(c);
+                        return HttpRateLimiterConfig.builder().settings(settings, written(environment)).build()
+                                .capacity();
+                    })
                     .orElse(null);
         } catch (IllegalArgumentException e) {
             throw new InvalidSluiceConfigurationException(e.getMessage(), e);
@@ -93,22 +65,6 @@ public class SluiceProperties {
 
     public boolean isEnabled() { return enabled; }
     public void setEnabled(boolean enabled) { this.enabled = enabled; }
-    public Map<String, SluiceSettings.PolicySettings> getPolicies() { return policies; }
-    public void setPolicies(Map<String, SluiceSettings.PolicySettings> policies) { this.policies = policies; }
-    public Map<String, SluiceSettings.RouteSettings> getRoutes() { return routes; }
-    public void setRoutes(Map<String, SluiceSettings.RouteSettings> routes) { this.routes = routes; }
-    public SluiceSettings.ClientSettings getClient() { return client; }
-    public void setClient(SluiceSettings.ClientSettings client) { this.client = client; }
-    public boolean isStrictMatching() { return strictMatching; }
-    public void setStrictMatching(boolean strictMatching) { this.strictMatching = strictMatching; }
-    public boolean isShadow() { return shadow; }
-    public void setShadow(boolean shadow) { this.shadow = shadow; }
-    public SluiceSettings.HeaderSettings getHeaders() { return headers; }
-    public void setHeaders(SluiceSettings.HeaderSettings headers) { this.headers = headers; }
-    public SluiceSettings.ProblemSettings getProblem() { return problem; }
-    public void setProblem(SluiceSettings.ProblemSettings problem) { this.problem = problem; }
-    public SluiceSettings.CapacitySettings getCapacity() { return capacity; }
-    public void setCapacity(SluiceSettings.CapacitySettings capacity) { this.capacity = capacity; }
     public Filter getFilter() { return filter; }
     public void setFilter(Filter filter) { this.filter = filter; }
     public Prefilter getPrefilter() { return prefilter; }

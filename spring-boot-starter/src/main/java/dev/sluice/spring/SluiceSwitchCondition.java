@@ -1,6 +1,6 @@
 package dev.sluice.spring;
 
-import java.util.Locale;
+import dev.sluice.http.SettingText;
 import java.util.Map;
 import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
 import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
@@ -9,9 +9,6 @@ import org.springframework.core.type.AnnotatedTypeMetadata;
 
 /** The condition of {@link ConditionalOnSluiceSwitch}. */
 final class SluiceSwitchCondition extends SpringBootCondition {
-    /** What the message lists as accepted. */
-    static final String ACCEPTED = "true or false (also yes/no, on/off, 1/0, in any case)";
-
     @Override
     public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
         Map<String, Object> attributes = metadata.getAnnotationAttributes(ConditionalOnSluiceSwitch.class.getName());
@@ -25,16 +22,15 @@ final class SluiceSwitchCondition extends SpringBootCondition {
     }
 
     /**
-     * {@code value} as Spring's conversion reads a boolean.
+     * {@code value} as Spring's conversion reads a boolean, by the HTTP core's rule for every switch.
      *
      * @throws InvalidSluiceConfigurationException naming the property, the value and the accepted values
      */
     static boolean parse(String property, String value) {
-        return switch (value.strip().toLowerCase(Locale.ROOT)) {
-            case "true", "yes", "on", "1" -> true;
-            case "false", "no", "off", "0" -> false;
-            default -> throw new InvalidSluiceConfigurationException("invalid property " + property + "='" + value
-                    + "'; expected " + ACCEPTED, null);
-        };
+        try {
+            return SettingText.bool(property, value);
+        } catch (IllegalArgumentException e) {
+            throw new InvalidSluiceConfigurationException(e.getMessage(), e);
+        }
     }
 }

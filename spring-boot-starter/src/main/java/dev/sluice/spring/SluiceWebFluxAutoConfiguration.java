@@ -1,7 +1,7 @@
 package dev.sluice.spring;
 
 import dev.sluice.http.HttpRateLimiter;
-import dev.sluice.http.RateLimitFilterConfig;
+import dev.sluice.http.HttpRateLimiterConfig;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -31,7 +31,7 @@ public class SluiceWebFluxAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    SluiceFilterPlacement sluiceFilterPlacement(SluiceProperties properties, RateLimitFilterConfig config,
+    SluiceFilterPlacement sluiceFilterPlacement(SluiceProperties properties, HttpRateLimiterConfig config,
             ListableBeanFactory beans) {
         return new SluiceFilterPlacement(properties, config, SECURITY ? SecurityChains.Reactive.order(beans) : null);
     }
@@ -59,7 +59,7 @@ public class SluiceWebFluxAutoConfiguration {
     /** Checks, once every bean exists, the web filters in the order WebFlux will run them. */
     @Bean
     static SmartInitializingSingleton sluiceWebFilterOrderCheck(ObjectProvider<SluiceFilterPlacement> placement,
-            ObjectProvider<RateLimitFilterConfig> config, ListableBeanFactory beans) {
+            ObjectProvider<HttpRateLimiterConfig> config, ListableBeanFactory beans) {
         return () -> {
             SluiceFilterPlacement p = placement.getIfAvailable();
             if (p == null || !SECURITY) {

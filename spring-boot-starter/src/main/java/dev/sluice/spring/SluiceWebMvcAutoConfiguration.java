@@ -2,7 +2,7 @@ package dev.sluice.spring;
 
 import dev.sluice.http.HttpRateLimiter;
 import dev.sluice.servlet.RateLimitFilter;
-import dev.sluice.http.RateLimitFilterConfig;
+import dev.sluice.http.HttpRateLimiterConfig;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.springframework.beans.factory.ListableBeanFactory;
@@ -41,7 +41,7 @@ public class SluiceWebMvcAutoConfiguration {
     static class Servlet {
         @Bean
         @ConditionalOnMissingBean
-        SluiceFilterPlacement sluiceFilterPlacement(SluiceProperties properties, RateLimitFilterConfig config,
+        SluiceFilterPlacement sluiceFilterPlacement(SluiceProperties properties, HttpRateLimiterConfig config,
                 ListableBeanFactory beans, Environment environment) {
             Integer security = SECURITY ? SecurityChains.Servlet.order(beans, environment) : null;
             return new SluiceFilterPlacement(properties, config, security);
@@ -79,7 +79,7 @@ public class SluiceWebMvcAutoConfiguration {
         /** Checks, once every bean exists, the filters in the order the server will run them. */
         @Bean
         static SmartInitializingSingleton sluiceFilterOrderCheck(ObjectProvider<SluiceFilterPlacement> placement,
-                ObjectProvider<RateLimitFilterConfig> config, ListableBeanFactory beans) {
+                ObjectProvider<HttpRateLimiterConfig> config, ListableBeanFactory beans) {
             return () -> {
                 SluiceFilterPlacement p = placement.getIfAvailable();
                 if (p == null) {

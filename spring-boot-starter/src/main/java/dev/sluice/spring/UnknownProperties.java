@@ -2,15 +2,14 @@ package dev.sluice.spring;
 
 import java.beans.PropertyDescriptor;
 import java.lang.reflect.ParameterizedType;
-import java.lang.reflect.RecordComponent;
 import java.lang.reflect.Type;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.springframework.beans.BeanUtils;
 
 /**
- * The {@code sluice.*} names Spring Boot binds, read from {@link SluiceProperties} and the HTTP core's settings
- * records, to name the nearest valid one for an unknown property ({@code sluice.policies.login.windw}: did you
+ * The {@code sluice.*} names Spring Boot binds, read from {@link SluiceProperties} (the HTTP core's settings and the
+ * starter's own), to name the nearest valid one for an unknown property ({@code sluice.policies.login.windw}: did you
  * mean {@code sluice.policies.login.window}?). Map keys (policy and route names) are the user's and kept.
  */
 final class UnknownProperties {
@@ -56,12 +55,6 @@ final class UnknownProperties {
     private static Map<String, Type> properties(Class<?> type) {
         Map<String, Type> properties = new LinkedHashMap<>();
         if (type == null || type.isPrimitive() || type.getName().startsWith("java.") || type.isEnum()) {
-            return properties;
-        }
-        if (type.isRecord()) {
-            for (RecordComponent c : type.getRecordComponents()) {
-                properties.put(kebab(c.getName()), c.getGenericType());
-            }
             return properties;
         }
         for (PropertyDescriptor d : BeanUtils.getPropertyDescriptors(type)) {

@@ -3,7 +3,7 @@ package dev.sluice.spring;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.sluice.http.RateLimitFilterConfig;
+import dev.sluice.http.HttpRateLimiterConfig;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
@@ -42,6 +42,9 @@ class InvalidPropertiesTest {
                 "sluice.policies.p.algorithm=leaky-bucket",
                 "sluice.policies.p.window=1min",
                 "sluice.policies.p.window=-PT1M",
+                "sluice.policies.p.window=60", // Boot alone would read milliseconds
+                "sluice.policies.p.decision-timeout=500",
+                "sluice.policies.p.algorithm=FIXED_WINDOW",
                 "sluice.policies.p.segments=6",
                 "sluice.policies.p.failure-mode=open",
                 "sluice.policies.p.durability=fast",
@@ -155,7 +158,7 @@ class InvalidPropertiesTest {
             p.setProperty(a.substring(0, a.indexOf('=')), a.substring(a.indexOf('=') + 1));
         }
         List<String> captured = new ArrayList<>();
-        assertThatThrownBy(() -> RateLimitFilterConfig.fromProperties(p)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> HttpRateLimiterConfig.fromProperties(p)).isInstanceOf(IllegalArgumentException.class)
                 .satisfies(e -> captured.add(e.getMessage()));
         return captured.get(0);
     }

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.jayway.jsonpath.JsonPath;
 import dev.sluice.http.SluiceSettings;
+import java.beans.PropertyDescriptor;
 import java.lang.reflect.ParameterizedType;
-import java.lang.reflect.RecordComponent;
 import java.lang.reflect.Type;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -18,6 +18,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
+import org.springframework.beans.BeanUtils;
 
 /** IDEs complete {@code sluice.*}, and the README shows the application.yml the tests run. */
 class MetadataAndReadmeTest {
@@ -37,9 +38,9 @@ class MetadataAndReadmeTest {
     }
 
     /**
-     * Every setting of the HTTP core's model is in the metadata IDEs read, named as Boot binds it, with its type
-     * (the processor's, from the records), its default (the records') and a description; every {@code sluice.*}
-     * item has a type, so a name in the hand-written descriptions that no setting has fails here.
+     * Every setting of the HTTP core's model is in the metadata IDEs read, named as Boot binds it, with the type, the
+     * default (a fresh model's) and the description the processor writes from the model's source; every
+     * {@code sluice.*} item has a type, so a hand-written item that names no setting fails here.
      */
     @Test
     void configurationMetadata_listsEverySettingWithItsTypeAndDefault() throws Exception {
@@ -47,9 +48,10 @@ class MetadataAndReadmeTest {
         Map<String, Map<String, Object>> byName = items.stream()
                 .collect(Collectors.toMap(i -> (String) i.get("name"), i -> i, (a, b) -> a, LinkedHashMap::new));
         Map<String, Object[]> settings = new LinkedHashMap<>();
-        leaves(SluiceSettings.class, "sluice.", SluiceSettings.defaults(), settings);
+        leaves(new SluiceSettings(), "sluice.", settings);
         assertThat(settings).containsKeys("sluice.policies", "sluice.routes", "sluice.client.trusted-proxies",
-                "sluice.capacity.policy", "sluice.headers.enabled", "sluice.problem.type", "sluice.strict-matching");
+                "sluice.capacity.policy", "sluice.headers.enabled", "sluice.problem.type", "sluice.strict-matching",
+                "sluice.client.ipv6-prefix");
         for (Map.Entry<String, Object[]> s : settings.entrySet()) {
             Map<String, Object> item = byName.get(s.getKey());
             assertThat(item).as(s.getKey()).isNotNull();
@@ -66,31 +68,22 @@ class MetadataAndReadmeTest {
         }
     }
 
-    /** The starter binds each group of the model under the model's own name and type. */
-    @Test
-    void properties_holdEveryGroupOfTheModel() throws Exception {
-        for (RecordComponent c : SluiceSettings.class.getRecordComponents()) {
-            String name = c.getName().substring(0, 1).toUpperCase(Locale.ROOT) + c.getName().substring(1);
-            String getter = (c.getType() == boolean.class ? "is" : "get") + name;
-            assertThat(SluiceProperties.class.getMethod(getter).getGenericReturnType()).as(getter)
-                    .isEqualTo(c.getGenericType());
-            assertThat(SluiceProperties.class.getMethod("set" + name, c.getType())).as("set" + name).isNotNull();
-        }
-    }
-
-    /** Each setting below {@code base}: its name, the type the processor writes, its default as the metadata writes it. */
-    private static void leaves(Class<?> type, String base, Object defaults, Map<String, Object[]> into)
-            throws Exception {
-        for (RecordComponent c : type.getRecordComponents()) {
-            String name = base + c.getName().replaceAll("([A-Z])", "-$1").toLowerCase(Locale.ROOT);
-            Object value = defaults == null ? null : c.getAccessor().invoke(defaults);
-            if (c.getType().isRecord()) {
-                leaves(c.getType(), name + ".", value, into);
+    /** Each setting of {@code group}: its name, the type the processor writes, its default as the metadata writes it. */
+    private static void leaves(Object group, String base, Map<String, Object[]> into) throws Exception {
+        for (PropertyDescriptor d : BeanUtils.getPropertyDescriptors(group.getClass())) {
+            if (d.getWriteMethod() == null) {
+                continue;
+            }
+            String name = base + d.getName().replaceAll("([A-Z])", "-$1").toLowerCase(Locale.ROOT);
+            Object value = d.getReadMethod().invoke(group);
+            Class<?> type = d.getPropertyType();
+            if (type.getDeclaringClass() == SluiceSettings.class && !type.isEnum()) {
+                leaves(value, name + ".", into);
             } else {
                 Object shown = value instanceof URI ? value.toString()
                         : value instanceof Enum<?> e ? e.name().toLowerCase(Locale.ROOT).replace('_', '-')
                         : value instanceof Map<?, ?> ? null : value;
-                into.put(name, new Object[] {typeName(c.getGenericType()), shown});
+                into.put(name, new Object[] {typeName(d.getReadMethod().getGenericReturnType()), shown});
             }
         }
     }

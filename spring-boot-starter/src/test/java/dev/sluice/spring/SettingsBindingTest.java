@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.http.ClientIdentityResolver;
 import dev.sluice.http.HttpRequestView;
-import dev.sluice.http.RateLimitFilterConfig;
+import dev.sluice.http.HttpRateLimiterConfig;
 import dev.sluice.http.RateLimitPolicy;
 import dev.sluice.limiter.LimitSpec;
 import java.security.Principal;
@@ -22,7 +22,7 @@ import org.springframework.mock.env.MockEnvironment;
 
 /**
  * One rich configuration, read from {@link Properties} by the HTTP core and bound by Spring Boot onto the same
- * settings records, gives the same {@link RateLimitFilterConfig}: every policy's spec, options and identity, every
+ * settings records, gives the same {@link HttpRateLimiterConfig}: every policy's spec, options and identity, every
  * route, the client identity, trusted proxies, headers, problem type and capacity; with Boot's own spellings too.
  */
 class SettingsBindingTest {
@@ -96,14 +96,14 @@ class SettingsBindingTest {
 
     @Test
     void propertiesAndBootBinding_giveTheSameConfig() {
-        RateLimitFilterConfig read = RateLimitFilterConfig.fromProperties(properties(RICH));
+        HttpRateLimiterConfig read = HttpRateLimiterConfig.fromProperties(properties(RICH));
         String expected = describe(read);
 
         runner.withPropertyValues(RICH.toArray(String[]::new)).run(context -> {
             assertThat(context).hasNotFailed();
-            RateLimitFilterConfig bound = context.getBean(RateLimitFilterConfig.class);
+            HttpRateLimiterConfig bound = context.getBean(HttpRateLimiterConfig.class);
             assertThat(describe(bound)).isEqualTo(expected);
-            assertThat(describe(RateLimitFilterConfig.from(context.getBean(SluiceProperties.class).settings())))
+            assertThat(describe(HttpRateLimiterConfig.from(context.getBean(SluiceProperties.class))))
                     .isEqualTo(expected);
         });
 
@@ -123,7 +123,7 @@ class SettingsBindingTest {
     /** Boot's own spellings (indexed lists, camel case, ISO and simple durations swapped) bind to the same. */
     @Test
     void bootsOwnSpellings_giveTheSameConfig() {
-        String expected = describe(RateLimitFilterConfig.fromProperties(properties(RICH)));
+        String expected = describe(HttpRateLimiterConfig.fromProperties(properties(RICH)));
         List<String> boot = new ArrayList<>();
         for (String a : RICH) {
             boot.add(switch (a) {
@@ -140,7 +140,7 @@ class SettingsBindingTest {
         boot.add("sluice.routes.2.policy[1]=sw");
         runner.withPropertyValues(boot.toArray(String[]::new)).run(context -> {
             assertThat(context).hasNotFailed();
-            assertThat(describe(context.getBean(RateLimitFilterConfig.class))).isEqualTo(expected);
+            assertThat(describe(context.getBean(HttpRateLimiterConfig.class))).isEqualTo(expected);
         });
     }
 
@@ -154,7 +154,7 @@ class SettingsBindingTest {
         for (String[] bad : new String[][] {{"policy", "lru"}, {"max-keys", "ten"}, {"max-keys", "0"}}) {
             Properties p = properties(List.of("sluice.capacity." + bad[0] + "=" + bad[1]));
             String expected = org.assertj.core.api.Assertions.catchThrowable(
-                    () -> RateLimitFilterConfig.fromProperties(p)).getMessage();
+                    () -> HttpRateLimiterConfig.fromProperties(p)).getMessage();
             assertThat(expected).contains("sluice.capacity." + bad[0], bad[1]);
             assertThatThrownBy(() -> SluiceProperties.capacityOf(new MockEnvironment()
                     .withProperty("sluice.capacity." + bad[0], bad[1])))
@@ -163,7 +163,7 @@ class SettingsBindingTest {
     }
 
     /** Everything a config decides with, as text: equal text, equal decisions. */
-    static String describe(RateLimitFilterConfig c) {
+    static String describe(HttpRateLimiterConfig c) {
         StringBuilder s = new StringBuilder();
         s.append(c).append('\n');
         for (RateLimitPolicy p : c.policies().values()) {

@@ -47,7 +47,7 @@ final class SwitchesTest {
         runner.withPropertyValues("sluice.enabled=" + value).run(context -> {
             assertThat(context).hasFailed();
             assertThat(messages(context.getStartupFailure())).contains("invalid property sluice.enabled='" + value
-                    + "'; expected true or false (also yes/no, on/off, 1/0, in any case)");
+                    + "'; expected true or false (also yes/no, on/off, 1/0; any case)");
         });
     }
 
@@ -74,7 +74,7 @@ final class SwitchesTest {
         web.withPropertyValues(assignment).run(context -> {
             assertThat(context).hasFailed();
             assertThat(messages(context.getStartupFailure())).contains("invalid property " + property + "='" + value
-                    + "'; expected true or false (also yes/no, on/off, 1/0, in any case)");
+                    + "'; expected true or false (also yes/no, on/off, 1/0; any case)");
         });
     }
 

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.limiter.Keys;
 import dev.sluice.http.HttpRateLimiter;
-import dev.sluice.http.RateLimitFilterConfig;
+import dev.sluice.http.HttpRateLimiterConfig;
 import dev.sluice.servlet.RateLimitFilter;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -105,7 +105,7 @@ class WiringTest {
                 "sluice.policies.q.permit-limit=10", "sluice.policies.q.tokens-per-period=1",
                 "sluice.policies.q.replenishment-period=500ms", "sluice.policies.q.decision-timeout=PT0.25S")
                 .run(context -> {
-            RateLimitFilterConfig config = context.getBean(HttpRateLimiter.class).config();
+            HttpRateLimiterConfig config = context.getBean(HttpRateLimiter.class).config();
             assertThat(config.policies().get("p").spec()).isEqualTo(
                     dev.sluice.limiter.LimitSpec.fixedWindow(2, java.time.Duration.ofMinutes(90)));
             assertThat(config.policies().get("q").spec()).isEqualTo(

@@ -9,7 +9,7 @@ import com.hazelcast.core.HazelcastInstance;
 import dev.sluice.hazelcast.HazelcastRateLimiters;
 import dev.sluice.hazelcast.SluiceHazelcast;
 import dev.sluice.http.HttpRateLimiter;
-import dev.sluice.http.RateLimitFilterConfig;
+import dev.sluice.http.HttpRateLimiterConfig;
 import dev.sluice.limiter.Keys;
 import dev.sluice.limiter.LimitSpec;
 import dev.sluice.limiter.RateLimiters;
@@ -62,7 +62,7 @@ final class KeyedIdentitiesOnHazelcastTest {
         }
     }
 
-    private static RateLimitFilterConfig.Builder login() {
-        return RateLimitFilterConfig.builder().policy("login", LimitSpec.slidingLog(5, Duration.ofMinutes(1)));
+    private static HttpRateLimiterConfig.Builder login() {
+        return HttpRateLimiterConfig.builder().policy("login", LimitSpec.slidingLog(5, Duration.ofMinutes(1)));
     }
 }

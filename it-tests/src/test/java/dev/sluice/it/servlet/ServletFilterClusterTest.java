@@ -13,7 +13,7 @@ import dev.sluice.limiter.micrometer.SluiceMetrics;
 import dev.sluice.http.ClientIdentityResolver;
 import dev.sluice.http.PolicyStatistics;
 import dev.sluice.servlet.RateLimitFilter;
-import dev.sluice.http.RateLimitFilterConfig;
+import dev.sluice.http.HttpRateLimiterConfig;
 import dev.sluice.http.RateLimitPolicy;
 import dev.sluice.http.Route;
 import io.micrometer.core.instrument.Timer;
@@ -69,7 +69,7 @@ final class ServletFilterClusterTest {
             SimpleMeterRegistry registry = new SimpleMeterRegistry();
             LimiterOptions metered = CLOSED.toBuilder().listener(new SluiceMetrics(registry)).build();
             RateLimiters limiters = HazelcastRateLimiters.create(cluster.members.get(i));
-            RateLimitFilterConfig config = RateLimitFilterConfig.builder()
+            HttpRateLimiterConfig config = HttpRateLimiterConfig.builder()
                     .policy(new RateLimitPolicy("login", LimitSpec.slidingLog(5, Duration.ofMinutes(1)), CLOSED))
                     .route(Route.of("/api/login", "login").withMethods("POST"))
                     .policy(new RateLimitPolicy("per-client", LimitSpec.slidingLog(4, Duration.ofMinutes(1)), CLOSED))

@@ -23,7 +23,7 @@ import java.util.function.Function;
  * Boot's binder fills), or from {@link Properties} with {@link #fromProperties(Properties)}.
  *
  * <p>Properties (every key under {@code sluice.}; an unknown key is an error, so typos do not pass
- * silently) are the components of {@link SluiceSettings}, named in kebab case; the module's README has the
+ * silently) are the settings of {@link SluiceSettings}, named in kebab case; the module's README has the
  * reference table, with each default and what is allowed:
  * <pre>
  * sluice.policies.login.algorithm=sliding-log
@@ -45,7 +45,7 @@ import java.util.function.Function;
  * trailing {@code /*}), then an exact path before a prefix with the same literal part; two routes of equal
  * specificity whose methods overlap fail {@link Builder#build()}. Policies apply in that order.
  */
-public final class RateLimitFilterConfig {
+public final class HttpRateLimiterConfig {
     /** The problem type of a 429 answer by default: draft-ietf-httpapi-ratelimit-headers' quota-exceeded. */
     public static final URI QUOTA_EXCEEDED = URI.create("https://iana.org/assignments/http-problem-types#quota-exceeded");
 
@@ -69,7 +69,7 @@ public final class RateLimitFilterConfig {
     private final Capacity capacity;
     private final IdentityKeys identityKeys;
 
-    private RateLimitFilterConfig(Builder b, Map<String, RateLimitPolicy> policies,
+    private HttpRateLimiterConfig(Builder b, Map<String, RateLimitPolicy> policies,
             ClientIdentityResolver identityResolver, ClientIdentityResolver addressResolver) {
         this.policies = Collections.unmodifiableMap(policies);
         this.routes = ordered(b.routes, b.strictMatching);
@@ -102,7 +102,7 @@ public final class RateLimitFilterConfig {
      *
      * @throws IllegalArgumentException naming the property, its value and what is allowed
      */
-    public static RateLimitFilterConfig fromProperties(Properties properties) {
+    public static HttpRateLimiterConfig fromProperties(Properties properties) {
         return builder().properties(properties).build();
     }
 
@@ -111,7 +111,7 @@ public final class RateLimitFilterConfig {
      *
      * @throws IllegalArgumentException naming the property, its value and what is allowed
      */
-    public static RateLimitFilterConfig from(SluiceSettings settings) {
+    public static HttpRateLimiterConfig from(SluiceSettings settings) {
         return builder().settings(settings).build();
     }
 
@@ -215,13 +215,13 @@ public final class RateLimitFilterConfig {
 
     @Override
     public String toString() {
-        return "RateLimitFilterConfig[policies=" + policies.keySet() + ", routes=" + routes + ", trustedProxies="
+        return "HttpRateLimiterConfig[policies=" + policies.keySet() + ", routes=" + routes + ", trustedProxies="
                 + trustedProxies + ", ipv6Prefix=" + ipv6Prefix + ", strictMatching=" + strictMatching + ", shadow="
                 + shadow + ", headers=" + headers + ", partitionKeys=" + partitionKeys + ", legacyHeaders="
                 + legacyHeaders + ", identitiesKeyed=" + identityKeys.keyed() + "]";
     }
 
-    /** Builds a {@link RateLimitFilterConfig}. Not thread-safe. */
+    /** Builds a {@link HttpRateLimiterConfig}. Not thread-safe. */
     public static final class Builder {
         private final Map<String, RateLimitPolicy> policies = new LinkedHashMap<>();
         private final List<Route> routes = new ArrayList<>();
@@ -400,7 +400,7 @@ public final class RateLimitFilterConfig {
         }
 
         /**
-         * Adds the policies, routes and settings in {@code properties} (see {@link RateLimitFilterConfig}).
+         * Adds the policies, routes and settings in {@code properties} (see {@link HttpRateLimiterConfig}).
          * Keys outside {@code sluice.} are ignored.
          *
          * @throws IllegalArgumentException naming the property, its value and what is allowed
@@ -464,7 +464,7 @@ public final class RateLimitFilterConfig {
          *     of one of its policies, two routes match the same requests with equal specificity, or an
          *     identity needs an API key header and none is set
          */
-        public RateLimitFilterConfig build() {
+        public HttpRateLimiterConfig build() {
             for (Route r : routes) {
                 for (String name : r.policies()) {
                     RateLimitPolicy p = policies.get(name);
@@ -505,7 +505,7 @@ public final class RateLimitFilterConfig {
                 }
             }
             identityKeys = secret == null ? IdentityKeys.UNKEYED : IdentityKeys.keyed(secret);
-            return new RateLimitFilterConfig(this, resolved, identity, address);
+            return new HttpRateLimiterConfig(this, resolved, identity, address);
         }
 
         /** Sets the identity of policies without their own from {@code sluice.client.identity}. */

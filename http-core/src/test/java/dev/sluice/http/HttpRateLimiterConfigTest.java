@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-final class RateLimitFilterConfigTest {
+final class HttpRateLimiterConfigTest {
 
     private static Properties props(String text) {
         Properties p = new Properties();
@@ -31,12 +31,12 @@ final class RateLimitFilterConfigTest {
     }
 
     private static String error(String text) {
-        return assertThrows(IllegalArgumentException.class, () -> RateLimitFilterConfig.fromProperties(props(text)))
+        return assertThrows(IllegalArgumentException.class, () -> HttpRateLimiterConfig.fromProperties(props(text)))
                 .getMessage();
     }
 
-    private static RateLimitFilterConfig config(String text) {
-        return RateLimitFilterConfig.fromProperties(props(text));
+    private static HttpRateLimiterConfig config(String text) {
+        return HttpRateLimiterConfig.fromProperties(props(text));
     }
 
     private static final String LOGIN = """
@@ -47,7 +47,7 @@ final class RateLimitFilterConfigTest {
 
     @Test
     void fromProperties_everyAlgorithmAndSetting() {
-        RateLimitFilterConfig c = RateLimitFilterConfig.fromProperties(props(LOGIN + """
+        HttpRateLimiterConfig c = HttpRateLimiterConfig.fromProperties(props(LOGIN + """
                 sluice.policies.sw.algorithm=sliding-window
                 sluice.policies.sw.permit-limit=100
                 sluice.policies.sw.window=PT1M
@@ -192,13 +192,13 @@ final class RateLimitFilterConfigTest {
         assertEquals(Durability.EPHEMERAL, config(LOGIN + "sluice.policies.login.durability=ephemeral\n")
                 .policies().get("login").options().durability());
         assertEquals(Durability.REPLICATED, config(LOGIN).policies().get("login").options().durability());
-        assertEquals("invalid property sluice.policies.login.durability='async'; expected one of replicated,"
-                + " replicated-async, ephemeral", error(LOGIN + "sluice.policies.login.durability=async\n"));
+        assertEquals("invalid property sluice.policies.login.durability='async'; expected one of [replicated,"
+                + " ephemeral, replicated-async]", error(LOGIN + "sluice.policies.login.durability=async\n"));
     }
 
     @Test
     void badFailureMode_namesChoices() {
-        assertEquals("invalid property sluice.policies.login.failure-mode='open'; expected one of allow, deny, throw",
+        assertEquals("invalid property sluice.policies.login.failure-mode='open'; expected one of [throw, allow, deny]",
                 error(LOGIN + "sluice.policies.login.failure-mode=open\n"));
     }
 
@@ -252,7 +252,7 @@ final class RateLimitFilterConfigTest {
     @ParameterizedTest
     @ValueSource(strings = {"true", "TRUE", "yes", "Yes", "on", "ON", "1", " true "})
     void booleanSwitch_springsTrueSpellings_turnItOn(String spelling) {
-        RateLimitFilterConfig c = config(LOGIN + "sluice.strict-matching=" + spelling + "\nsluice.shadow=" + spelling
+        HttpRateLimiterConfig c = config(LOGIN + "sluice.strict-matching=" + spelling + "\nsluice.shadow=" + spelling
                 + "\nsluice.policies.login.shadow=" + spelling + "\n");
         assertTrue(c.strictMatching(), spelling);
         assertTrue(c.shadow(), spelling);
@@ -262,7 +262,7 @@ final class RateLimitFilterConfigTest {
     @ParameterizedTest
     @ValueSource(strings = {"false", "FALSE", "no", "No", "off", "OFF", "0"})
     void booleanSwitch_springsFalseSpellings_turnItOff(String spelling) {
-        RateLimitFilterConfig c = config(LOGIN + "sluice.headers.enabled=" + spelling + "\nsluice.shadow=" + spelling
+        HttpRateLimiterConfig c = config(LOGIN + "sluice.headers.enabled=" + spelling + "\nsluice.shadow=" + spelling
                 + "\n");
         assertFalse(c.headers(), spelling);
         assertFalse(c.shadow(), spelling);
@@ -285,13 +285,13 @@ final class RateLimitFilterConfigTest {
     @Test
     void builder_routeToUndefinedPolicy_refused() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> RateLimitFilterConfig.builder().route("/x", "nope").build());
+                () -> HttpRateLimiterConfig.builder().route("/x", "nope").build());
         assertEquals("route /x names policy 'nope', which is not defined; defined policies: []", e.getMessage());
     }
 
     @Test
     void builder_duplicatePolicy_refused() {
-        RateLimitFilterConfig.Builder b = RateLimitFilterConfig.builder().policy("p", LimitSpec.concurrency(1));
+        HttpRateLimiterConfig.Builder b = HttpRateLimiterConfig.builder().policy("p", LimitSpec.concurrency(1));
         assertThrows(IllegalArgumentException.class, () -> b.policy("p", LimitSpec.concurrency(2)));
     }
 
@@ -346,21 +346,21 @@ final class RateLimitFilterConfigTest {
 
     @Test
     void capacity_fromProperties_defaultsAndValidation() {
-        assertEquals(dev.sluice.limiter.Capacity.defaults(), RateLimitFilterConfig.fromProperties(props(LOGIN)).capacity());
+        assertEquals(dev.sluice.limiter.Capacity.defaults(), HttpRateLimiterConfig.fromProperties(props(LOGIN)).capacity());
         assertEquals(dev.sluice.limiter.Capacity.maxKeys(5_000).refuseNewKeys(),
-                RateLimitFilterConfig.fromProperties(props(LOGIN + """
+                HttpRateLimiterConfig.fromProperties(props(LOGIN + """
                         sluice.capacity.max-keys=5000
                         sluice.capacity.policy=refuse-new-keys
                         """)).capacity());
         assertEquals(dev.sluice.limiter.Capacity.heapPercent(10).evictLeastRecentlyUsedResettingBudgets().withOverflowCells(64),
-                RateLimitFilterConfig.fromProperties(props(LOGIN + """
+                HttpRateLimiterConfig.fromProperties(props(LOGIN + """
                         sluice.capacity.heap-percent=10
                         sluice.capacity.policy=EVICT-RESETTING-BUDGETS
                         sluice.capacity.overflow-cells=64
                         """)).capacity());
-        assertEquals(dev.sluice.limiter.Capacity.maxKeys(1_000), RateLimitFilterConfig.fromProperties(props(LOGIN
+        assertEquals(dev.sluice.limiter.Capacity.maxKeys(1_000), HttpRateLimiterConfig.fromProperties(props(LOGIN
                 + "sluice.capacity.max-bytes=400000\n")).capacity());
-        assertEquals("sluice.capacity.policy='lru' is not a policy; expected one of [overflow, refuse-new-keys,"
+        assertEquals("invalid property sluice.capacity.policy='lru'; expected one of [overflow, refuse-new-keys,"
                 + " evict-resetting-budgets]", error(LOGIN + "sluice.capacity.policy=lru\n"));
         assertEquals("invalid property sluice.capacity.max-keys='0'; expected a whole number between 1 and 2147483647",
                 error(LOGIN + "sluice.capacity.max-keys=0\n"));
@@ -370,7 +370,7 @@ final class RateLimitFilterConfigTest {
 
     @Test
     void fromProperties_edgeSettings() {
-        RateLimitFilterConfig c = RateLimitFilterConfig.fromProperties(props(LOGIN + """
+        HttpRateLimiterConfig c = HttpRateLimiterConfig.fromProperties(props(LOGIN + """
                 sluice.policies.other.algorithm=concurrency
                 sluice.policies.other.permit-limit=4
                 sluice.routes.1.pattern=/api/*
@@ -388,7 +388,7 @@ final class RateLimitFilterConfigTest {
         assertTrue(!c.headers());
         assertTrue(c.partitionKeys());
         assertEquals(48, c.ipv6Prefix());
-        assertEquals(RateLimitFilterConfig.QUOTA_EXCEEDED, RateLimitFilterConfig.builder().build().problemType());
+        assertEquals(HttpRateLimiterConfig.QUOTA_EXCEEDED, HttpRateLimiterConfig.builder().build().problemType());
     }
 
     @Test
