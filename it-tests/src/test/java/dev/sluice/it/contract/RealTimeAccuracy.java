@@ -587,8 +587,10 @@ public final class RealTimeAccuracy {
     }
 
     /**
-     * Five taken by {@code old} early in one of its windows, or null if one was refused (the window turned between
-     * them on a busy machine: the caller tries a fresh key).
+     * Five taken by {@code old} in one of its windows, or null if they were not: one was refused, or the last left
+     * room (the window turned between them by the store's clock, which can lag the caller's on a busy machine by
+     * more than the caller's alignment allows, so that five grants span two windows without a refusal). The caller
+     * then tries a fresh key.
      */
     private static Five fiveTaken(RateLimiter old) throws InterruptedException {
         sleepUntil(alignEnd(System.currentTimeMillis(), OLD_MILLIS) + 25);
@@ -610,6 +612,9 @@ public final class RealTimeAccuracy {
             expires = Math.max(expires, decided + lease.resetAfter().toMillis());
             low = Math.min(low, decided - answered);
             high = Math.max(high, decided - sent);
+            if (i == 4 && lease.remaining() != 0) {
+                return null;
+            }
         }
         return new Five(first, last, expires, low, high);
     }
