@@ -49,6 +49,7 @@ final class ReadmeClientServerTest {
             members.add(start(List.of("-Dsluice.member.port=" + ports[0])));
             members.add(start(List.of("-Dsluice.member.port=" + ports[1],
                     "-Dsluice.member.members=" + String.join(",", addresses))));
+            awaitOneClusterOfTwo(addresses);
             Readme.Snippet block = Readme.snippets().stream().filter(s -> s.marker().equals("client")).findFirst()
                     .orElseThrow(() -> new AssertionError("no <!-- client --> block in the README or docs/"));
             assertTrue(block.code().contains("\"127.0.0.1:5701\""), "the client block connects to the README's member");
@@ -69,6 +70,27 @@ final class ReadmeClientServerTest {
             }
         } finally {
             members.forEach(Process::destroyForcibly);
+        }
+    }
+
+    /**
+     * Waits until the two members are one cluster. On a busy machine the second member's join can time out, so that
+     * it starts a cluster of its own and the two merge later, which restarts one of them and drops its clients: the
+     * README's client would then meet a cluster that is still forming, which is not what the README describes.
+     */
+    private static void awaitOneClusterOfTwo(List<String> addresses) throws InterruptedException {
+        ClientConfig cc = SluiceHazelcast.configure(new ClientConfig());
+        cc.setClusterName("sluice");
+        addresses.forEach(cc.getNetworkConfig()::addAddress);
+        HazelcastInstance watcher = HazelcastClient.newHazelcastClient(cc);
+        try {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+            while (watcher.getCluster().getMembers().size() < 2 && System.nanoTime() - deadline < 0) {
+                Thread.sleep(50);
+            }
+            assertEquals(2, watcher.getCluster().getMembers().size(), "the two members formed one cluster");
+        } finally {
+            watcher.shutdown();
         }
     }
 
