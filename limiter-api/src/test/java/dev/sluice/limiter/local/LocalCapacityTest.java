@@ -32,7 +32,7 @@ final class LocalCapacityTest {
     private final ManualClock clock = new ManualClock();
 
     /**
-     * The flood: 3 threads send 1,800,000 distinct partitions of {@code fixedWindow(10, 1 h)} to a store bounded at
+     * The flood: 3 threads send 900,000 distinct partitions of {@code fixedWindow(10, 1 h)} to a store bounded at
      * 200,000 keys, while a fourth asks a hot key of {@code fixedWindow(1000, 1 h)} all along. The store never holds
      * more than its bound (sampled throughout), every decision is the store's (none degraded), the evictions are
      * exactly the keys beyond the bound, and the hot key, in use all along, is never evicted: it grants exactly its
@@ -45,7 +45,7 @@ final class LocalCapacityTest {
         // 0.7 s) or it is, rightly, the least recently used: a bound this large keeps that true on a loaded machine.
         int bound = 200_000;
         int threads = 3;
-        int perThread = 600_000;
+        int perThread = 300_000;
         RateLimiters limiters = LocalRateLimiters.create(clock,
                 Capacity.maxKeys(bound).evictLeastRecentlyUsedResettingBudgets());
         LocalDecisionStore store = storeOf(limiters);
