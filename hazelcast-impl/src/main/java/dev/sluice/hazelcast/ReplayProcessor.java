@@ -6,7 +6,7 @@ import com.hazelcast.core.HazelcastInstanceAware;
 import com.hazelcast.map.EntryProcessor;
 import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
-import dev.sluice.limiter.algorithm.Outcome;
+import dev.sluice.limiter.algorithm.StepRunner.Outcome;
 import dev.sluice.limiter.algorithm.StepRunner;
 import dev.sluice.limiter.algorithm.Verdict;
 import java.io.IOException;

@@ -5,7 +5,7 @@ import com.hazelcast.map.EntryProcessor;
 import com.hazelcast.map.ExtendedMapEntry;
 import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
-import dev.sluice.limiter.algorithm.Outcome;
+import dev.sluice.limiter.algorithm.StepRunner.Outcome;
 import java.io.IOException;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;

@@ -10,10 +10,9 @@ import dev.sluice.limiter.Coalescing;
 import dev.sluice.limiter.LimitSpec;
 import dev.sluice.limiter.algorithm.Algorithms;
 import dev.sluice.limiter.algorithm.Op;
-import dev.sluice.limiter.algorithm.Outcome;
+import dev.sluice.limiter.algorithm.StepRunner.Outcome;
 import dev.sluice.limiter.algorithm.Overflow;
 import dev.sluice.limiter.algorithm.RequestCodec;
-import dev.sluice.limiter.algorithm.SpecCodec;
 import dev.sluice.limiter.algorithm.StepRunner;
 import dev.sluice.limiter.algorithm.Verdict;
 import dev.sluice.limiter.store.StepRequest;
@@ -65,7 +64,7 @@ final class StepProcessor extends WireObject implements EntryProcessor<String, l
     static final int MAX_REQUESTS_ON_WIRE = Coalescing.MAX_BATCH_REQUESTS;
     /** A reader refuses a request longer than this: the words of a composite of the most components. */
     static final int MAX_WORDS_PER_REQUEST = RequestCodec.FIXED_WORDS + 2
-            + SpecCodec.WORDS * LimitSpec.AllOf.MAX_COMPONENTS;
+            + RequestCodec.SPEC_WORDS * LimitSpec.AllOf.MAX_COMPONENTS;
 
     /** The requests' words in arrival order, all on one key. Never changed after construction or reading. */
     private long[] requests;

@@ -1,7 +1,7 @@
 package dev.sluice.jcache;
 
 import dev.sluice.limiter.LimitSpec;
-import dev.sluice.limiter.algorithm.Outcome;
+import dev.sluice.limiter.algorithm.StepRunner.Outcome;
 import dev.sluice.limiter.algorithm.RequestCodec;
 import dev.sluice.limiter.algorithm.StepRunner;
 import dev.sluice.limiter.store.StepOutcomes;

@@ -9,7 +9,7 @@ import dev.sluice.limiter.Durability;
 import dev.sluice.limiter.LimitSpec;
 import dev.sluice.limiter.local.ManualClock;
 import dev.sluice.limiter.algorithm.Op;
-import dev.sluice.limiter.algorithm.SpecCodec;
+import dev.sluice.limiter.algorithm.RequestCodec;
 import dev.sluice.limiter.store.StepOutcomes;
 import dev.sluice.limiter.store.StepRequest;
 import java.util.List;
@@ -42,13 +42,13 @@ final class JCacheProcessorTest {
     @ParameterizedTest
     @MethodSource("specs")
     void specCodec_roundTrip_givesAnEqualSpec(LimitSpec spec) {
-        long[] w = SpecCodec.encode(spec);
-        assertEquals(spec, SpecCodec.decode(w[0], w[1], w[2], w[3]));
+        long[] w = RequestCodec.encodeSpec(spec);
+        assertEquals(spec, RequestCodec.decodeSpec(w[0], w[1], w[2], w[3]));
     }
 
     @Test
     void specCodec_unknownAlgorithm_throws() {
-        assertThrows(IllegalArgumentException.class, () -> SpecCodec.decode(99, 1, 1, 1));
+        assertThrows(IllegalArgumentException.class, () -> RequestCodec.decodeSpec(99, 1, 1, 1));
     }
 
     /** A processor that crossed Java serialization decides exactly like the one that did not. */

@@ -7,7 +7,7 @@ import dev.sluice.limiter.StoreStatistics;
 import dev.sluice.limiter.algorithm.Algorithms;
 import dev.sluice.limiter.algorithm.Op;
 import dev.sluice.limiter.algorithm.Overflow;
-import dev.sluice.limiter.algorithm.Outcome;
+import dev.sluice.limiter.algorithm.StepRunner.Outcome;
 import dev.sluice.limiter.algorithm.StepRunner;
 import dev.sluice.limiter.algorithm.Verdict;
 import dev.sluice.limiter.store.DecisionStore;

@@ -3,26 +3,32 @@ package dev.sluice.limiter.store;
 import dev.sluice.limiter.CapacityExceededException;
 import dev.sluice.limiter.Coalescing;
 import dev.sluice.limiter.CoalescingQueueFullException;
+import dev.sluice.limiter.Durability;
 import dev.sluice.limiter.algorithm.Op;
 import dev.sluice.limiter.algorithm.Overflow;
+import dev.sluice.limiter.algorithm.RequestCodec;
 import dev.sluice.limiter.algorithm.Verdict;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Function;
 
 /**
- * Sends every decision to a {@link DecisionStore}, with {@link Lanes} as its batching policy: the one way a
- * decision reaches any store. Coalescing off is a batch of one on the same path: every decision is a call of
- * its own.
+ * Sends every decision to a {@link DecisionStore}, in batches per key: the one way a decision reaches any store.
+ * Coalescing off is a batch of one on the same path: every decision is a call of its own.
  *
- * <p>A decision: its {@link Pending} arrives at its lane, which answers the batch to send now, if any
- * ({@link Lanes#arrive}). A batch holds requests on one key and is one {@link DecisionStore#run} call. Its
+ * <p>A decision: its {@code Pending} arrives at its key's lane, which answers the batch to send now, if any
+ * ({@code hopFor}). A batch holds requests on one key and is one {@link DecisionStore#run} call. Its
  * {@link Outcomes} complete the callers' futures in request order; a failed call fails each of its callers with
  * the failure {@linkplain DecisionStore#translate translated}.
  *
@@ -34,11 +40,53 @@ import java.util.concurrent.atomic.LongAdder;
  * sending of that next batch to the store's {@linkplain DecisionStore#callbackExecutor callback executor}. The
  * runtime continues callers' futures there too, so nothing here runs on a store's own threads for long, nor on
  * the common pool.
+ *
+ * <p>The batching policy, as {@link Coalescing} sets it: which decisions go together
+ * in one hop, and when. Natural batching per key, with no timer: each key (and map) with something in
+ * flight has a {@code Lane} with one hop in flight at most (but see the stall escape in {@code hopFor}).
+ * A decision for a key with nothing in flight is a hop of its own, at once: a lone caller pays nothing
+ * extra. A decision for a key with a hop in flight waits in the lane's bounded queue; when the hop returns
+ * ({@code nextHop}), whatever queued meanwhile (up to {@code maxBatchRequests} requests and about
+ * {@code maxBatchBytes} of payload) is the next hop, one run of them all where the key lives; the rest waits for
+ * the one after. A full queue fails the decision at once with a retryable
+ * {@link CoalescingQueueFullException} (nothing was sent, so a retry cannot charge twice). Coalescing off,
+ * every decision is a hop of its own, at once, and nothing is ever queued.
+ *
+ * <p>Order across the stall escape is fairness, not safety. Requests leave a lane in arrival order, and
+ * one hop's requests are decided in that order, but hops in flight together for one key are separate
+ * calls, which the store may run in any order (a hop retried after a member left runs after a later
+ * one); so past {@code stallMillis} a later arrival may be decided first, and be granted where an earlier
+ * one is refused. Exactness does not depend on that order: every step runs atomically where the key lives,
+ * each on the state the previous one wrote, so a limit of N still grants at most N
+ * (exactly N when demand exceeds it). A release cannot overtake its own acquisition (it carries the
+ * grant's token), and a renewal run after its lease's release is refused, never recreating it. Shown with
+ * {@code stallMillis} 0, where every arrival behind a busy hop is one more hop in flight
+ * ({@code HazelcastCoalescingStallTest}).
+ *
+ * <p>Why lanes per key, not per partition or per owner member: a hop gains only where its requests share
+ * a key (one run, one write, one backup of the final state instead of one each). Keys that merely share a
+ * partition still cost one partition operation and one backup each (one invocation per key, or, in one
+ * multi-key operation, a partition operation whose answer Hazelcast 5.7 sends before its backups are
+ * acknowledged), so holding a decision back behind another key's hop costs it a round trip for nothing.
+ * Measured on many uniform keys, both coarser groupings (lanes per partition, and one message per owner
+ * member with every partition's keys run on arrival) fell further below the uncoalesced rate than lanes per
+ * key did (the benchmark pages have the runs).
+ *
+ * <p>A queued request whose future is already done (cancelled, or abandoned by a caller that timed out)
+ * or whose deadline has passed is dropped when the next hop is taken, never sent: the runtime cancels the
+ * future of an acquisition whose caller gave up (timed out, cancelled), blocking or not, so a queued one
+ * is never charged. Expired requests are failed outside the lane's lock.
+ *
+ * <p>A lane exists only while its key has a hop in flight: the hop that leaves it idle removes it, so
+ * there are at most as many lanes as decisions in flight.
  */
 public final class Coalescer {
     private final DecisionStore store;
-    private final Lanes lanes;
     private final Executor callbacks;
+    private final Coalescing coalescing;
+    private final long stallNanos;
+    /** The lanes of each durability's map: looked up by the request's own key string, nothing allocated. */
+    private final Map<Durability, Home> lanes = new EnumMap<>(Durability.class);
 
     /** Calls made to the store, and the decisions they carried. */
     private final LongAdder calls = new LongAdder();
@@ -55,8 +103,12 @@ public final class Coalescer {
 
     public Coalescer(DecisionStore store, Coalescing coalescing) {
         this.store = store;
-        this.lanes = new Lanes(coalescing, dropped, stalls);
         this.callbacks = store.callbackExecutor();
+        this.coalescing = coalescing;
+        this.stallNanos = TimeUnit.MILLISECONDS.toNanos(coalescing.stallMillis());
+        for (Durability d : Durability.values()) {
+            lanes.put(d, new Home());
+        }
     }
 
     /** The store decisions go to. */
@@ -94,7 +146,7 @@ public final class Coalescer {
 
     private Pending arrive(StepRequest request, long deadlineNanos, boolean callerWaits) {
         Pending p = new Pending(request, deadlineNanos);
-        Lanes.Hop hop = lanes.arrive(p);
+        Hop hop = hopFor(p);
         if (hop != null) {
             send(hop, callerWaits ? p : null);
         }
@@ -123,7 +175,7 @@ public final class Coalescer {
      * Sends a batch. {@code waiter}: the blocking caller on this thread, whose request this batch may carry
      * alone; it then waits on the call itself ({@link Pending#direct}).
      */
-    private void send(Lanes.Hop hop, Pending waiter) {
+    private void send(Hop hop, Pending waiter) {
         List<Pending> group = hop.requests;
         calls.increment();
         decisions.add(group.size());
@@ -158,14 +210,14 @@ public final class Coalescer {
      * hears back, so a caller that asks again at once is sent at once rather than queued; then the callers'
      * futures complete. {@code handOff}: this may run on a store's own thread, where only cheap work may happen.
      */
-    private void answered(Lanes.Hop hop, Outcomes result, Throwable failure, boolean handOff) {
+    private void answered(Hop hop, Outcomes result, Throwable failure, boolean handOff) {
         sendNext(hop, handOff);
         complete(hop.requests, result, failure);
     }
 
     /** Sends the lane's next batch, if one queued: here, or, with {@code handOff}, on the callback executor. */
-    private void sendNext(Lanes.Hop done, boolean handOff) {
-        Lanes.Hop next = lanes.next(done);
+    private void sendNext(Hop done, boolean handOff) {
+        Hop next = nextHop(done);
         if (next == null) {
             return;
         }
@@ -241,7 +293,15 @@ public final class Coalescer {
 
     /** Decisions waiting in every lane (not those in flight). */
     public int queued() {
-        return lanes.queued();
+        int n = 0;
+        for (Home home : lanes.values()) {
+            for (Lane lane : home.values()) {
+                synchronized (lane) {
+                    n += lane.queue.size();
+                }
+            }
+        }
+        return n;
     }
 
     /** Decisions of this process refused at the store's bound. */
@@ -261,6 +321,198 @@ public final class Coalescer {
 
     @Override
     public String toString() {
-        return lanes + " over " + store;
+        return (!coalescing.enabled() ? "no coalescing" : "Coalescer[maxBatchRequests=" + coalescing.maxBatchRequests()
+                + ", maxBatchBytes=" + coalescing.maxBatchBytes() + ", maxQueuedPerKey="
+                + coalescing.maxQueuedPerKey() + ", stallMillis=" + coalescing.stallMillis() + "]") + " over " + store;
+    }
+
+    /** One map's lanes by key, with the one function that makes a lane here (not a new lambda per decision). */
+    private static final class Home extends ConcurrentHashMap<String, Lane> {
+        private static final long serialVersionUID = 1L;
+        final transient Function<String, Lane> newLane = key -> new Lane(key, this);
+    }
+
+    /**
+     * One key's queue and its hops in flight (normally at most one; one more per stall, see
+     * {@link #hopFor}); guarded by itself.
+     */
+    private static final class Lane {
+        final String key;
+        final Home home;
+        final ArrayDeque<Pending> queue = new ArrayDeque<>();
+        int inFlight;
+        long lastSendNanos;
+        /** Idle and out of {@link #home}: an arrival that still found it takes a new lane. */
+        boolean retired;
+
+        Lane(String key, Home home) {
+            this.key = key;
+            this.home = home;
+        }
+    }
+
+    /**
+     * What one hop sends: requests of one lane (one key and map), in arrival order, never empty.
+     * {@link #lane} is {@code null} when coalescing is off.
+     */
+    private static final class Hop {
+        final Lane lane;
+        final List<Pending> requests;
+        /** Taken off the queue because their deadline passed; to be failed, never sent. */
+        List<Pending> expired;
+
+        Hop(Lane lane, List<Pending> requests) {
+            this.lane = lane;
+            this.requests = requests;
+        }
+    }
+
+    /**
+     * Takes an arriving decision and returns the hop its caller sends now, or {@code null} when it waits for
+     * the hop in flight on its key (or was refused: a full queue). The hop is the decision alone when
+     * nothing is in flight on the key (or coalescing is off). One escape from head-of-line blocking:
+     * when the lane's last hop left more than {@code stallMillis} ago (a slow step, a member in trouble),
+     * this arrival takes what queued, and itself, as an extra hop in flight, rather than wait behind it;
+     * requests still leave in arrival order, though the store may run the hops in flight in any order (see
+     * the batching policy in the class comment).
+     */
+    private Hop hopFor(Pending p) {
+        if (!coalescing.enabled()) {
+            return new Hop(null, List.of(p));
+        }
+        Home home = lanes.get(p.request.durability());
+        Hop taken;
+        while (true) {
+            Lane lane = home.computeIfAbsent(p.request.key(), home.newLane);
+            synchronized (lane) {
+                if (lane.retired) {
+                    continue; // left idle and removed since this thread found it
+                }
+                long now = System.nanoTime();
+                if (lane.inFlight == 0) {
+                    lane.inFlight = 1;
+                    lane.lastSendNanos = now;
+                    return new Hop(lane, List.of(p));
+                }
+                if (lane.queue.size() >= coalescing.maxQueuedPerKey()) {
+                    taken = null;
+                } else {
+                    lane.queue.add(p);
+                    if (stallNanos > 0 && now - lane.lastSendNanos <= stallNanos) {
+                        return null;
+                    }
+                    taken = take(lane, now);
+                    if (!taken.requests.isEmpty()) {
+                        stalls.increment();
+                        lane.inFlight++;
+                        lane.lastSendNanos = now;
+                    }
+                }
+            }
+            break;
+        }
+        if (taken == null) {
+            p.completeExceptionally(new CoalescingQueueFullException(coalescing.maxQueuedPerKey()));
+            return null;
+        }
+        return sendable(taken);
+    }
+
+    /**
+     * A hop came back: returns the next hop of its lane (what queued meanwhile, within the batch bounds), or
+     * {@code null} when nothing did: the lane is then idle, and removed unless another hop is in flight;
+     * called once per hop.
+     */
+    private Hop nextHop(Hop done) {
+        Lane lane = done.lane;
+        if (lane == null) {
+            return null;
+        }
+        Hop taken;
+        synchronized (lane) {
+            long now = System.nanoTime();
+            taken = lane.queue.isEmpty() ? null : take(lane, now);
+            if (taken == null || taken.requests.isEmpty()) {
+                // this hop's slot is released; take() leaves the queue empty when it takes nothing
+                if (--lane.inFlight == 0) {
+                    lane.retired = true;
+                    lane.home.remove(lane.key, lane);
+                }
+            } else {
+                lane.lastSendNanos = now; // this hop's slot passes to the next one
+            }
+        }
+        return taken == null ? null : sendable(taken);
+    }
+
+    /** Takes the next hop from the head of the queue, dropping what must not be sent; holds the lane's lock. */
+    private Hop take(Lane lane, long now) {
+        Hop hop = new Hop(lane, new ArrayList<>());
+        int bytes = 0;
+        while (!lane.queue.isEmpty() && hop.requests.size() < coalescing.maxBatchRequests()) {
+            Pending p = lane.queue.peek();
+            if (p.isDone()) {
+                lane.queue.poll();
+                dropped.increment();
+                continue;
+            }
+            if (p.deadline != Long.MAX_VALUE && now - p.deadline >= 0) {
+                lane.queue.poll();
+                if (hop.expired == null) {
+                    hop.expired = new ArrayList<>();
+                }
+                hop.expired.add(p);
+                continue;
+            }
+            if (!hop.requests.isEmpty() && bytes + p.bytes() > coalescing.maxBatchBytes()) {
+                break;
+            }
+            lane.queue.poll();
+            bytes += p.bytes();
+            hop.requests.add(p);
+        }
+        return hop;
+    }
+
+    /** Fails what expired in {@code taken} (outside the lane's lock); the hop, or null when nothing is left. */
+    private Hop sendable(Hop taken) {
+        if (taken.expired != null) {
+            for (Pending p : taken.expired) {
+                dropped.increment();
+                p.completeExceptionally(new TimeoutException("the decision's deadline passed before it was sent"));
+            }
+        }
+        return taken.requests.isEmpty() ? null : taken;
+    }
+
+    /**
+     * One caller's decision on its way through the coalescer, and the future that caller holds: the
+     * future is the pending request itself, so a decision costs no second object for it. Completed, once, by
+     * the invocation that carried it, or failed before it was sent (a full queue, a deadline passed);
+     * cancelled by a caller that gave up, which drops it if it is still queued.
+     */
+    private static final class Pending extends CompletableFuture<Verdict> {
+        /** Rough wire size of a one-spec request besides its key: its words and framing (a composite's is more). */
+        static final int REQUEST_BYTES = (RequestCodec.FIXED_WORDS + RequestCodec.SPEC_WORDS) * 8 + 16;
+
+        final StepRequest request;
+        /** When the caller stops waiting: a {@link System#nanoTime()} reading, or {@link Long#MAX_VALUE}. */
+        final long deadline;
+        /**
+         * Set, and read, on the blocking caller's own thread when its request is sent alone from there: the
+         * call it waits on itself, and the hop it ends when that returns. Otherwise {@code null}.
+         */
+        CompletableFuture<? extends Outcomes> direct;
+        Hop hop;
+
+        Pending(StepRequest request, long deadline) {
+            this.request = request;
+            this.deadline = deadline;
+        }
+
+        /** About the payload this request adds to a hop. */
+        int bytes() {
+            return REQUEST_BYTES + request.key().length() * 3;
+        }
     }
 }

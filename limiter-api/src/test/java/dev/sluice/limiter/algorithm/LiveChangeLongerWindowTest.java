@@ -1,5 +1,6 @@
 package dev.sluice.limiter.algorithm;
 
+import dev.sluice.limiter.algorithm.StepRunner.Outcome;
 import static dev.sluice.limiter.algorithm.StepHarness.BASE;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -53,12 +53,12 @@ final class NewAlgorithmTest {
 
     @Test
     void codec_roundTrips() {
-        long[] words = SpecCodec.encode(SPEC);
+        long[] words = RequestCodec.encodeSpec(SPEC);
         assertEquals(SessionWindowStep.ID, words[0]);
-        assertEquals(SPEC, SpecCodec.decode(words, 0));
+        assertEquals(SPEC, RequestCodec.decodeSpec(words, 0));
         LimitSpec composite = LimitSpec.allOf(LimitSpec.gcra(5, Duration.ofSeconds(1), 5), SPEC);
-        assertEquals(composite, SpecCodec.decode(SpecCodec.encode(composite), 0));
-        assertThrows(IllegalParameterException.class, () -> SpecCodec.decode(SessionWindowStep.ID, 0, 1_000, 0),
+        assertEquals(composite, RequestCodec.decodeSpec(RequestCodec.encodeSpec(composite), 0));
+        assertThrows(IllegalParameterException.class, () -> RequestCodec.decodeSpec(SessionWindowStep.ID, 0, 1_000, 0),
                 "decoding validates it");
     }
 
