@@ -84,9 +84,15 @@ public final class SlidingCounterStep implements Algorithm {
         boolean sameWindow = true;
         if (state != null) {
             // This spec's state expires two windows after its start; any other live state was written under
-            // another window length (a live change), and its counts are kept as they stand.
+            // another window length (a live change).
             sameWindow = state[EXPIRES_AT] == state[START] + 2 * window;
-            if (!sameWindow || state[START] == start) {
+            if (!sameWindow) {
+                // Every count still live by its own spec is carried into this spec's current window, as the sliding
+                // window carries another segmentation's: kept as this spec's previous window, a count taken within
+                // this window would be weighted down as if a whole window old, and the key would start over early.
+                long oldWindow = (state[EXPIRES_AT] - state[START]) / 2;
+                current = state[CURRENT] + (now < state[START] + oldWindow ? state[PREVIOUS] : 0);
+            } else if (state[START] == start) {
                 previous = state[PREVIOUS];
                 current = state[CURRENT];
             } else if (state[START] == start - window) {

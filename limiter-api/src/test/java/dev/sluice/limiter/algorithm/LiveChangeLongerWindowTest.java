@@ -1,11 +1,11 @@
 package dev.sluice.limiter.algorithm;
 
-import dev.sluice.limiter.algorithm.StepRunner.Outcome;
 import static dev.sluice.limiter.algorithm.StepHarness.BASE;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sluice.limiter.LimitSpec;
+import dev.sluice.limiter.algorithm.StepRunner.Outcome;
 import java.time.Duration;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -121,5 +121,34 @@ final class LiveChangeLongerWindowTest {
             }
             assertTrue(written == entry.state);
         }
+    }
+
+    /**
+     * A sliding counter's permits taken across one of the old windows' turns (five just before it, five just after,
+     * the counter full) all lie in the new spec's current window: touched, the new spec holds all ten until that
+     * window ends. Regression, found on the real clock: the old previous window's five were kept as the new spec's
+     * previous window, weighted down as if a whole hour old, and the new spec granted again within its own window.
+     */
+    @org.junit.jupiter.api.Test
+    void slidingCounter_permitsTakenAcrossAnOldWindowTurn_allHeldByTheNewWindow() {
+        long hour = HOUR.toMillis();
+        long hourStart = BASE - Math.floorMod(BASE, hour) + hour;
+        long turn = hourStart + MINUTE.toMillis(); // an old window's turn, early in the new spec's window
+        LimitSpec before = LimitSpec.slidingCounter(10, MINUTE);
+        LimitSpec after = LimitSpec.slidingCounter(10, HOUR);
+        Entry entry = new Entry();
+        for (int i = 0; i < 5; i++) {
+            assertTrue(entry.decide(before, turn - 1_000, 1), "grant " + i + " before the turn");
+        }
+        for (int i = 0; i < 5; i++) {
+            assertTrue(entry.decide(before, turn + 1_000, 1), "grant " + i + " after the turn");
+        }
+        assertTrue(!entry.decide(before, turn + 1_000, 1), "the old spec is full");
+        assertTrue(!entry.decide(after, turn + 2_000, 1), "touched by the new spec");
+        int granted = 0;
+        for (long now = turn + 2_001; now < hourStart + hour; now += 7_001) {
+            granted += entry.decide(after, now, 1) ? 1 : 0;
+        }
+        assertEquals(0, granted, "granted within the new spec's window, which holds all ten");
     }
 }
