@@ -29,6 +29,15 @@ public interface PartitionedRateLimiter<P> extends AutoCloseable {
 
     Lease acquire(P partition, long permits, Duration maxWait) throws InterruptedException;
 
+    /** {@link RateLimiter#inspect()} for one partition. */
+    KeyState inspect(P partition);
+
+    /** {@link RateLimiter#reset()} for one partition: never another partition's state, nor a shared cell. */
+    KeyState reset(P partition);
+
+    /** {@link RateLimiter#reset(long)} for one partition. */
+    KeyState reset(P partition, long remaining);
+
     /** Counts over all partitions in this process. */
     LimiterStatistics statistics();
 
