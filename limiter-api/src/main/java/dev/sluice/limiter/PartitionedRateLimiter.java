@@ -30,13 +30,19 @@ public interface PartitionedRateLimiter<P> extends AutoCloseable {
     Lease acquire(P partition, long permits, Duration maxWait) throws InterruptedException;
 
     /** {@link RateLimiter#inspect()} for one partition. */
-    KeyState inspect(P partition);
+    default KeyState inspect(P partition) {
+        throw new UnsupportedOperationException(getClass().getName() + " does not read its keys' state");
+    }
 
     /** {@link RateLimiter#reset()} for one partition: never another partition's state, nor a shared cell. */
-    KeyState reset(P partition);
+    default KeyState reset(P partition) {
+        throw new UnsupportedOperationException(getClass().getName() + " does not reset its keys");
+    }
 
     /** {@link RateLimiter#reset(long)} for one partition. */
-    KeyState reset(P partition, long remaining);
+    default KeyState reset(P partition, long remaining) {
+        throw new UnsupportedOperationException(getClass().getName() + " does not reset its keys");
+    }
 
     /** Counts over all partitions in this process. */
     LimiterStatistics statistics();

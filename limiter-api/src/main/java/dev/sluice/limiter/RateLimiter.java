@@ -70,8 +70,12 @@ public interface RateLimiter extends AutoCloseable {
      *
      * @throws DecisionUnavailableException when the store gave no answer within the decision timeout
      * @throws IllegalStateException if the limiter is closed or the key holds another algorithm's state
+     * @throws UnsupportedOperationException if this limiter holds no state of its own (a chain; the default, for
+     *     implementations written before this method)
      */
-    KeyState inspect();
+    default KeyState inspect() {
+        throw new UnsupportedOperationException(getClass().getName() + " does not read its key's state");
+    }
 
     /**
      * Returns the key to a full budget, atomically, as one step where its state lives: the state is removed, and
@@ -86,8 +90,11 @@ public interface RateLimiter extends AutoCloseable {
      * @return the key's state after the reset
      * @throws DecisionUnavailableException when the store gave no answer within the decision timeout
      * @throws IllegalStateException if the limiter is closed or the key holds another algorithm's state
+     * @throws UnsupportedOperationException as {@link #inspect()}
      */
-    KeyState reset();
+    default KeyState reset() {
+        throw new UnsupportedOperationException(getClass().getName() + " does not reset its key");
+    }
 
     /**
      * Sets the key, atomically, to the state a fresh key holds after taking {@code limit - remaining} permits at
@@ -100,8 +107,11 @@ public interface RateLimiter extends AutoCloseable {
      * @throws IllegalArgumentException if {@code remaining} is out of range, naming the value and the bound
      * @throws DecisionUnavailableException when the store gave no answer within the decision timeout
      * @throws IllegalStateException if the limiter is closed or the key holds another algorithm's state
+     * @throws UnsupportedOperationException as {@link #inspect()}
      */
-    KeyState reset(long remaining);
+    default KeyState reset(long remaining) {
+        throw new UnsupportedOperationException(getClass().getName() + " does not reset its key");
+    }
 
     /** This process's counts for this limiter. */
     LimiterStatistics statistics();
