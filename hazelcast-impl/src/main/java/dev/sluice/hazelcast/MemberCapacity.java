@@ -148,9 +148,9 @@ final class MemberCapacity {
          * {@link #cellKey()} and {@link #cellValue()} name the cell. Without the internal path to the partition's
          * records there are no cells: the key is refused where it would have gone to one.
          */
-        Overflow.Placement place(LimitSpec spec, long now, long[] cellState) {
+        Overflow.Placement place(LimitSpec spec, Op op, long now, long[] cellState) {
             long owned = ownedEntries(instance, mapName, bound.maxKeys());
-            Overflow.Placement placement = Overflow.place(bound.policy(), spec, Op.ACQUIRE, cellState, now, owned,
+            Overflow.Placement placement = Overflow.place(bound.policy(), spec, op, cellState, now, owned,
                     bound.maxKeys());
             return placement == Overflow.Placement.CELL && records == null ? Overflow.Placement.REFUSE : placement;
         }

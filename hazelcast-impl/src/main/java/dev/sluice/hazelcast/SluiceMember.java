@@ -17,7 +17,9 @@ import java.util.Locale;
  * Starts a Hazelcast member with Sluice configured, for client-server deployments:
  * <pre>{@code
  * java -jar hazelcast-impl/target/sluice-member-<version>.jar [hazelcast.yaml]
+ * java -jar hazelcast-impl/target/sluice-member-<version>.jar inspect|reset <key> <algorithm> <setting>=<value>...
  * }</pre>
+ * The second form reads or resets one key of a running cluster ({@link KeyCommands}).
  *
  * <p>With a Hazelcast YAML or XML config file (the first argument, or the system property
  * {@value #CONFIG_PROPERTY}), that config is loaded and {@link SluiceHazelcast#configure(Config, String)}
@@ -59,8 +61,20 @@ public final class SluiceMember {
 
     private SluiceMember() {}
 
-    /** Starts the member; it runs until the JVM is stopped. */
+    /**
+     * Starts the member; it runs until the JVM is stopped. With {@code inspect} or {@code reset} as the first
+     * argument, instead reads or resets one key of a running cluster as a client ({@link KeyCommands}) and exits.
+     */
     public static void main(String[] args) throws Exception {
+        if (KeyCommands.handles(args)) {
+            try {
+                KeyCommands.run(args, System::getProperty, System.out);
+            } catch (IllegalArgumentException e) {
+                System.err.println(e.getMessage());
+                System.exit(2);
+            }
+            return;
+        }
         HazelcastInstance member = Hazelcast.newHazelcastInstance(config(args));
         try {
             MemberCapacity.checkTable(member);

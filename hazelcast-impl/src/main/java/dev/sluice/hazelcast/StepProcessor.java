@@ -137,13 +137,14 @@ final class StepProcessor extends WireObject implements EntryProcessor<String, l
         long[] state = StoredState.unpack(before);
         int count = RequestCodec.count(requests);
         BatchResult result = new BatchResult(count);
-        MemberCapacity.Placing placing = state == null && hasAcquisition()
+        Op placed = state == null ? placedOp() : null;
+        MemberCapacity.Placing placing = placed != null
                 ? MemberCapacity.placing(instance, mapName, entry.getKey()) : null;
         if (placing != null) {
             try {
                 LimitSpec spec = spec();
                 long[] cellValue = placing.cellValue(spec);
-                switch (placing.place(spec, now, StoredState.unpack(cellValue))) {
+                switch (placing.place(spec, placed, now, StoredState.unpack(cellValue))) {
                     case CELL -> {
                         decideOnCell(placing, cellValue, now, result);
                         return result;
@@ -182,18 +183,28 @@ final class StepProcessor extends WireObject implements EntryProcessor<String, l
         return result;
     }
 
-    private boolean hasAcquisition() {
+    /**
+     * The op the batch is placed by ({@link Op#isPlaced}): an acquisition if it holds one, else a read or reset,
+     * else {@code null}.
+     */
+    private Op placedOp() {
+        Op placed = null;
         for (int at = 0; at < requests.length; at = RequestCodec.next(requests, at)) {
-            if (RequestCodec.opAt(requests, at) == Op.ACQUIRE) {
-                return true;
+            Op op = RequestCodec.opAt(requests, at);
+            if (op == Op.ACQUIRE) {
+                return op;
+            }
+            if (op.isPlaced()) {
+                placed = op;
             }
         }
-        return false;
+        return placed;
     }
 
     /**
      * The batch of a key without state, placed on its cell: each acquisition (or probe) runs on the cell, in
-     * order, and is answered marked as decided there; any other request runs on the key's absent state, where it
+     * order, and is answered marked as decided there; a read reads the cell and a reset only reads it too
+     * ({@link Overflow#onCell}: a cell is never reset); any other request runs on the key's absent state, where it
      * changes nothing, so a refund or release never reaches a cell. The cell is written once, in this operation,
      * and the backup replica writes the same value ({@link CellBackupProcessor}).
      */
@@ -204,9 +215,11 @@ final class StepProcessor extends WireObject implements EntryProcessor<String, l
         for (int i = 0, at = 0; at < requests.length; i++, at = RequestCodec.next(requests, at)) {
             Op op = RequestCodec.opAt(requests, at);
             try {
-                Verdict v = Algorithms.step(RequestCodec.specAt(requests, at), op == Op.ACQUIRE ? cell : null, now,
-                        op, RequestCodec.permitsAt(requests, at), RequestCodec.leaseIdAt(requests, at));
-                if (op == Op.ACQUIRE) {
+                boolean onCell = op.isPlaced();
+                Verdict v = Algorithms.step(RequestCodec.specAt(requests, at), onCell ? cell : null, now,
+                        onCell ? Overflow.onCell(op) : op, RequestCodec.permitsAt(requests, at),
+                        RequestCodec.leaseIdAt(requests, at));
+                if (onCell) {
                     if (v.stateChanged(cell)) {
                         cell = v.ttlMillis() > 0 ? v.state() : null;
                         ttlMillis = v.ttlMillis();

@@ -287,6 +287,42 @@ final class HazelcastOverflowCellsTest {
         }
     }
 
+    /**
+     * A key without state decided on its cell is read as the cell (its remaining, marked as a cell, no state of its
+     * own), and a reset of it, full or partial, leaves the shared cell as it is: resetting a cell would hand its
+     * budget to every key that lands on it.
+     */
+    @Test
+    void keyOnACell_isReadAsTheCell_andAResetNeverResetsTheCell() {
+        String cluster = "overflow-inspect-" + UUID.randomUUID();
+        int[] ports = FreePorts.take(1);
+        HazelcastInstance m = Hazelcast.newHazelcastInstance(member(cluster, ports, 0,
+                Capacity.maxKeys(200).withOverflowCells(71), new ManualClock()));
+        try (RateLimiters limiters = HazelcastRateLimiters.create(m)) {
+            fillExactShare(limiters, 200);
+            PartitionedRateLimiter<String> login = limiters.partitioned("login",
+                    LimitSpec.fixedWindow(5, Duration.ofHours(1)), OPEN);
+            String x = "customer-4711";
+            String y = sameCellId(m, "login", x);
+            assertTrue(login.tryAcquire(x, 2).isAcquired());
+            assertTrue(login.tryAcquire(y, 1).isAcquired());
+
+            dev.sluice.limiter.KeyState read = login.inspect(x);
+            assertTrue(read.onOverflowCell(), read.toString());
+            assertFalse(read.ownState());
+            assertEquals(2, read.remaining(), "the cell's remaining (5 - 2 - 1), not a fresh budget");
+
+            assertEquals(2, login.reset(x).remaining(), "the cell is not reset");
+            assertTrue(login.reset(x).onOverflowCell());
+            assertEquals(2, login.reset(y, 0).remaining(), "nor set to a given remaining");
+            assertEquals(2, login.inspect(y).remaining());
+            assertTrue(login.tryAcquire(y, 2).isAcquired());
+            assertFalse(login.tryAcquire(x, 1).isAcquired(), "the cell's budget is spent, reset or not");
+        } finally {
+            m.getLifecycleService().terminate();
+        }
+    }
+
     /** Fills a member's exact share of {@code bound} with keys of a spec that never overflows again. */
     private static void fillExactShare(RateLimiters limiters, int bound) {
         PartitionedRateLimiter<String> fill = limiters.partitioned("fill", LimitSpec.fixedWindow(1, Duration.ofDays(3)),

@@ -325,6 +325,25 @@ public final class HttpRateLimiter implements AutoCloseable {
     }
 
     /**
+     * The identity {@code policy} counts a client under, for an operator who knows the client as
+     * {@code address:<ip>}, {@code api-key:<key>} or {@code principal:<user>}: the policy's own identity rule run on
+     * a request that carries only that (its address as the peer, its key in the API key header, its user), so the
+     * answer is the one the filters derive, as {@code kind:value} before hashing; {@link #partition(String)} of it
+     * is the partition. A kind the policy does not count by falls back as a request without it does (to the
+     * address, {@code ip:unknown}).
+     *
+     * @throws IllegalArgumentException if the policy is not defined or {@code client} is not of those forms
+     */
+    public String identityOf(String policy, String client) {
+        RateLimitPolicy p = config.policies().get(Objects.requireNonNull(policy, "policy"));
+        if (p == null) {
+            throw new IllegalArgumentException("no policy '" + policy + "'; defined policies: "
+                    + config.policies().keySet());
+        }
+        return identify(p, KnownClient.parse(client));
+    }
+
+    /**
      * Whether identities are stored under a keyed hash (see {@link HttpRateLimiterConfig#identitiesKeyed()}):
      * without one, anyone who can read the store can tell which client a key counts.
      */

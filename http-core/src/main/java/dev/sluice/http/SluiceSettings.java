@@ -41,6 +41,11 @@ public class SluiceSettings {
     private ProblemSettings problem = new ProblemSettings();
     /** The bound on the store's state and what the store does at the bound. */
     private CapacitySettings capacity = new CapacitySettings();
+    /**
+     * Let the ratelimits Actuator endpoint reset a client's key (a DELETE, written to the log with who asked, the
+     * policy and the key hash); reads of a key are always offered.
+     */
+    private boolean resetEnabled = false;
 
     /** Nothing set: every default. */
     public SluiceSettings() {}
@@ -61,6 +66,8 @@ public class SluiceSettings {
     public void setProblem(ProblemSettings problem) { this.problem = problem; }
     public CapacitySettings getCapacity() { return capacity; }
     public void setCapacity(CapacitySettings capacity) { this.capacity = capacity; }
+    public boolean isResetEnabled() { return resetEnabled; }
+    public void setResetEnabled(boolean resetEnabled) { this.resetEnabled = resetEnabled; }
 
     /**
      * Refuses {@code value}, as written for {@code property}, with the properties reader's own message if the

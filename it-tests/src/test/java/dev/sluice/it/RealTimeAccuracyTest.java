@@ -11,6 +11,7 @@ import dev.sluice.limiter.Coalescing;
 import dev.sluice.hazelcast.HazelcastRateLimiters;
 import dev.sluice.hazelcast.SluiceHazelcast;
 import dev.sluice.it.contract.RealTimeAccuracy;
+import dev.sluice.it.contract.ResetRealTime;
 import dev.sluice.it.hazelcast.TestCluster;
 import dev.sluice.jcache.JCacheRateLimiters;
 import dev.sluice.limiter.Durability;
@@ -197,6 +198,29 @@ final class RealTimeAccuracyTest {
                 resources.get(i).close();
             }
         }
+    }
+
+    /** {@link ResetRealTime}: a reset on the real clock grants no more than it set until its window ends. */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("resetBackends")
+    void resetToAGivenRemaining_realClock_grantsNoMoreUntilItsWindowEnds(String backend) throws Exception {
+        List<AutoCloseable> resources = new ArrayList<>();
+        try {
+            LimiterOptions options = LimiterOptions.builder().decisionTimeout(Duration.ofSeconds(10))
+                    .durability(durability(backend)).build();
+            List<String> problems = ResetRealTime.check(backend, replicas(backend, resources), options);
+            assertTrue(problems.isEmpty(), String.join("\n", problems));
+        } finally {
+            for (int i = resources.size() - 1; i >= 0; i--) {
+                resources.get(i).close();
+            }
+        }
+    }
+
+    /** One of each store: a key on a cell is never reset, so the overflowing store has its own test. */
+    static Stream<String> resetBackends() {
+        return only(Stream.of("in-process", "hazelcast-embedded", "hazelcast-client-coalescing", "jcache-caffeine",
+                "jcache-hazelcast"));
     }
 
     /**

@@ -26,6 +26,25 @@ final class Checks {
         return permits;
     }
 
+    /**
+     * The remaining a key is reset to: between 0 and {@code limit}, and for a concurrency limit only the limit
+     * itself (a lease cannot be made up out of nothing). The message names whose limit it is as
+     * {@code before + name + after}.
+     */
+    static long checkRemaining(long remaining, long limit, boolean concurrency, String before, String name,
+            String after) {
+        if (concurrency && remaining != limit) {
+            throw new IllegalArgumentException("remaining must be " + limit + " (the limit of " + before + name + after
+                    + "): a concurrency limiter is only reset to a full budget, which drops its leases; was "
+                    + remaining);
+        }
+        if (remaining < 0 || remaining > limit) {
+            throw new IllegalArgumentException("remaining must be between 0 and " + limit + " (the limit of " + before
+                    + name + after + "), was " + remaining);
+        }
+        return remaining;
+    }
+
     static void checkProduct(String aName, long a, String bName, long b, long max) {
         checkProduct(aName, aName, a, bName, b, max);
     }

@@ -80,6 +80,20 @@ public interface LimitSpec {
                 : Checks.checkPermits(permits, limit(), "'", limiter, "'");
     }
 
+    /**
+     * Checks the remaining a key is reset to: between 0 and {@link #limit()}; for a {@link Concurrency} spec only
+     * {@link #limit()} (a full budget, which drops the key's leases).
+     *
+     * @param limiter the name of the limiter asked, for the message; {@code null} for one known only by this spec
+     * @return {@code remaining}
+     * @throws IllegalArgumentException naming the value, the bound and whose bound it is
+     */
+    default long checkRemaining(long remaining, String limiter) {
+        boolean concurrency = this instanceof Concurrency;
+        return limiter == null ? Checks.checkRemaining(remaining, limit(), concurrency, "this ", algorithm(), " limiter")
+                : Checks.checkRemaining(remaining, limit(), concurrency, "'", limiter, "'");
+    }
+
     /** Fixed windows aligned to the epoch, each admitting up to {@code permitLimit}. */
     static FixedWindow fixedWindow(long permitLimit, Duration window) {
         return new FixedWindow(permitLimit, millis(FixedWindow.class, "window", window));

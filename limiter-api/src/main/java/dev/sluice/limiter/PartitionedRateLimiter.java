@@ -29,6 +29,21 @@ public interface PartitionedRateLimiter<P> extends AutoCloseable {
 
     Lease acquire(P partition, long permits, Duration maxWait) throws InterruptedException;
 
+    /** {@link RateLimiter#inspect()} for one partition. */
+    default KeyState inspect(P partition) {
+        throw new UnsupportedOperationException(getClass().getName() + " does not read its keys' state");
+    }
+
+    /** {@link RateLimiter#reset()} for one partition: never another partition's state, nor a shared cell. */
+    default KeyState reset(P partition) {
+        throw new UnsupportedOperationException(getClass().getName() + " does not reset its keys");
+    }
+
+    /** {@link RateLimiter#reset(long)} for one partition. */
+    default KeyState reset(P partition, long remaining) {
+        throw new UnsupportedOperationException(getClass().getName() + " does not reset its keys");
+    }
+
     /** Counts over all partitions in this process. */
     LimiterStatistics statistics();
 

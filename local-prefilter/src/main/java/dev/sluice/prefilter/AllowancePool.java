@@ -148,6 +148,11 @@ final class AllowancePool implements Prefilter {
     }
 
     @Override
+    public void forget(String key) {
+        states.forget(key);
+    }
+
+    @Override
     public void close() {
         refusals.close();
     }

@@ -87,6 +87,11 @@ final class KeyStates {
         return cache;
     }
 
+    /** Drops the state of {@code key}; a pool it held counts as discarded. */
+    void forget(String key) {
+        cache.invalidate(key);
+    }
+
     void clear() {
         cache.invalidateAll();
     }

@@ -67,6 +67,9 @@ interface Prefilter {
      */
     PrefilterLease acquire(String key, Remote remote, long permits, Duration maxWait) throws InterruptedException;
 
+    /** Forgets what this process knows of {@code key} (a refusal, a local allowance): the key was reset. */
+    default void forget(String key) {}
+
     /** Forgets what this process knows of every key: the limiter is closed. */
     void close();
 }

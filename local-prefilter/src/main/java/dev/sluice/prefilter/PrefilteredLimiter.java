@@ -107,6 +107,13 @@ abstract class PrefilteredLimiter<P> {
         return prefilter.acquire(key, remote(partition), permits, maxWait);
     }
 
+    /** A reset of {@code partition}'s key in the store, then what this process knew of it forgotten. */
+    final dev.sluice.limiter.KeyState reset(P partition, Supplier<dev.sluice.limiter.KeyState> reset) {
+        dev.sluice.limiter.KeyState after = reset.get();
+        prefilter.forget(storeKey(partition));
+        return after;
+    }
+
     private void checkOpen() {
         if (closed) {
             throw new IllegalStateException("limiter '" + name + "' is closed");

@@ -37,6 +37,18 @@ final class PrefilteredPartitionedRateLimiter<P> extends PrefilteredLimiter<P> i
     }
 
     @Override public String keyOf(P partition) { return limiter.keyOf(partition); }
+    @Override public dev.sluice.limiter.KeyState inspect(P partition) { return limiter.inspect(partition); }
+
+    @Override
+    public dev.sluice.limiter.KeyState reset(P partition) {
+        return reset(partition, () -> limiter.reset(partition));
+    }
+
+    @Override
+    public dev.sluice.limiter.KeyState reset(P partition, long remaining) {
+        return reset(partition, () -> limiter.reset(partition, remaining));
+    }
+
     @Override public Lease tryAcquire(P partition, long permits) { return decide(partition, permits); }
 
     @Override

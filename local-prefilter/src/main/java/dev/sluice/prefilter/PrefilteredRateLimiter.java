@@ -35,6 +35,14 @@ final class PrefilteredRateLimiter extends PrefilteredLimiter<Void> implements R
     @Override Prefilter.Remote remote(Void none) { return remote; }
 
     @Override public String key() { return limiter.key(); }
+    @Override public dev.sluice.limiter.KeyState inspect() { return limiter.inspect(); }
+    @Override public dev.sluice.limiter.KeyState reset() { return reset(null, limiter::reset); }
+
+    @Override
+    public dev.sluice.limiter.KeyState reset(long remaining) {
+        return reset(null, () -> limiter.reset(remaining));
+    }
+
     @Override public Lease tryAcquire(long permits) { return decide(null, permits); }
     @Override public CompletableFuture<Lease> acquireAsync(long permits) { return decideAsync(null, permits); }
 

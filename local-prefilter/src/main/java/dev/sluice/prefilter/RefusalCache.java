@@ -72,6 +72,11 @@ final class RefusalCache implements Prefilter {
     }
 
     @Override
+    public void forget(String key) {
+        states.forget(key);
+    }
+
+    @Override
     public void close() {
         states.clear();
     }

@@ -104,6 +104,21 @@ final class RefusalCacheTest {
         assertTrue(wrappedStore.calls.get() < plainStore.calls.get());
     }
 
+    /** A reset through the wrapper forgets the refusal it cached: the next request goes to the store and is granted. */
+    @Test
+    void reset_forgetsTheCachedRefusal() {
+        RateLimiter wrapped = LocalPrefilter.wrap(
+                limiters(store()).limiter("reset", LimitSpec.fixedWindow(2, Duration.ofMinutes(1))), options().build());
+        assertTrue(wrapped.tryAcquire(2).isAcquired());
+        assertFalse(wrapped.tryAcquire(1).isAcquired());
+        assertTrue(((PrefilterLease) wrapped.tryAcquire(1)).isLocal(), "the refusal is cached");
+        assertEquals(0, wrapped.inspect().remaining());
+        assertEquals(2, wrapped.reset().remaining());
+        PrefilterLease after = (PrefilterLease) wrapped.tryAcquire(1);
+        assertTrue(after.isAcquired(), "no cached refusal outlives the reset");
+        assertFalse(after.isLocal());
+    }
+
     @Test
     void refusalOfLargeRequest_doesNotRefuseSmallerOnes() {
         RateLimiter wrapped = LocalPrefilter.wrap(

@@ -1,5 +1,6 @@
 package dev.sluice.spring;
 
+import dev.sluice.limiter.KeyState;
 import dev.sluice.limiter.LimiterStatistics;
 import dev.sluice.limiter.PartitionedRateLimiter;
 import dev.sluice.http.HttpRateLimiter;
@@ -10,6 +11,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
@@ -18,8 +20,9 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
  * {@code /actuator/ratelimits}: the backend, every policy (its spec, options, and what this instance
  * decided: the HTTP filters' counts and the limiter's), the routes, and the {@link ProtectionReport} under
  * {@code protection}. {@code /actuator/ratelimits/<policy>}
- * shows one policy. Statistics are this instance's, since it started; the budgets themselves live in the
- * store.
+ * shows one policy, and {@code /actuator/ratelimits/<policy>/<client>} one client's key under it, read from the store
+ * ({@link #key}). Statistics are this instance's, since it started; the budgets themselves live in the
+ * store. Resetting a key is {@link ResettableRateLimitsEndpoint}'s, offered only when {@code sluice.reset-enabled}.
  */
 @Endpoint(id = "ratelimits")
 public class RateLimitsEndpoint {
@@ -74,6 +77,57 @@ public class RateLimitsEndpoint {
     public Map<String, Object> policy(@Selector String name) {
         RateLimitPolicy p = rateLimiter.config().policies().get(name);
         return p == null ? null : policy(p, rateLimiter.statistics().get(name));
+    }
+
+    /**
+     * One client's key under a policy, read where the key lives without consuming:
+     * {@code GET /actuator/ratelimits/<policy>/<client>}, the client as the operator knows it
+     * ({@code address:203.0.113.7}, {@code api-key:<key>}, {@code principal:alice}) and keyed by the policy's own
+     * identity rule, as the edge keys its requests. Null (404) for an unknown policy.
+     *
+     * @throws InvalidEndpointRequestException (400) for a client of another form
+     */
+    @ReadOperation
+    public Map<String, Object> key(@Selector String name, @Selector(match = Selector.Match.ALL_REMAINING) String[] client) {
+        Client c = client(name, client);
+        return c == null ? null : body(c, c.limiter().inspect(c.partition()));
+    }
+
+    /** An operator's client under a policy: the identity the edge derives, its partition, the policy's limiter. */
+    record Client(String policy, String identity, String partition, PartitionedRateLimiter<String> limiter) {}
+
+    /** The client named by the path segments after the policy, or null for an unknown policy. */
+    Client client(String policy, String[] segments) {
+        if (!rateLimiter.config().policies().containsKey(policy)) {
+            return null;
+        }
+        String typed = String.join("/", segments);
+        String identity;
+        try {
+            identity = rateLimiter.identityOf(policy, typed);
+        } catch (IllegalArgumentException e) {
+            throw new InvalidEndpointRequestException(e.getMessage(), e.getMessage());
+        }
+        return new Client(policy, identity, rateLimiter.partition(identity), rateLimiter.limiter(policy));
+    }
+
+    /** What a read or reset of a key answers. */
+    static Map<String, Object> body(Client c, KeyState state) {
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("policy", c.policy());
+        body.put("identity", c.identity());
+        body.put("partition", c.partition());
+        body.put("key", state.key());
+        body.put("algorithm", state.algorithm());
+        body.put("spec", state.spec().toString());
+        body.put("limit", state.limit());
+        body.put("remaining", state.remaining());
+        body.put("resetAfter", state.resetAfter().toString());
+        body.put("retryAfter", state.retryAfter().map(java.time.Duration::toString).orElse(null));
+        body.put("readAt", state.readAt().toString());
+        body.put("ownState", state.ownState());
+        body.put("onOverflowCell", state.onOverflowCell());
+        return body;
     }
 
     private Map<String, Object> policy(RateLimitPolicy p, PolicyStatistics requests) {

@@ -51,7 +51,7 @@ class MetadataAndReadmeTest {
         leaves(new SluiceSettings(), "sluice.", settings);
         assertThat(settings).containsKeys("sluice.policies", "sluice.routes", "sluice.client.trusted-proxies",
                 "sluice.capacity.policy", "sluice.headers.enabled", "sluice.problem.type", "sluice.strict-matching",
-                "sluice.client.ipv6-prefix");
+                "sluice.client.ipv6-prefix", "sluice.reset-enabled");
         for (Map.Entry<String, Object[]> s : settings.entrySet()) {
             Map<String, Object> item = byName.get(s.getKey());
             assertThat(item).as(s.getKey()).isNotNull();

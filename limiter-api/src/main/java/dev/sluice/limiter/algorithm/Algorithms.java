@@ -41,7 +41,8 @@ public final class Algorithms {
      * @param state the stored state, or {@code null} when the key has none
      * @param nowMillis the time of the decision, from the clock of the node running the step
      * @param op what to do
-     * @param permits for {@link Op#ACQUIRE}, how many permits to take; 0 probes without consuming
+     * @param permits for {@link Op#ACQUIRE}, how many permits to take; 0 probes without consuming; for
+     *     {@link Op#RESET}, the remaining to leave
      * @param leaseId for {@link Op#RENEW} and {@link Op#RELEASE}, the lease's token; for a concurrency
      *     {@link Op#ACQUIRE}, a random nonce that keeps tokens of a split cluster's two sides apart and
      *     makes a retry of the same acquisition return the lease it was granted (0: none)
@@ -54,6 +55,12 @@ public final class Algorithms {
         Objects.requireNonNull(op, "op");
         int remembered = RefundMemory.count(state);
         long[] core = RefundMemory.core(state, remembered);
+        if (op == Op.INSPECT) {
+            return Inspection.inspect(spec, state, core, nowMillis);
+        }
+        if (op == Op.RESET) {
+            return Inspection.reset(spec, state, core, nowMillis, permits);
+        }
         if (op == Op.REPLACE_FOREIGN) {
             boolean foreign = state != null && !isReadable(spec, core);
             return foreign ? Verdict.granted(0, spec.limit(), 0, 0, 0, null)
@@ -96,7 +103,7 @@ public final class Algorithms {
     }
 
     /** {@link #step} on state without a refund memory. */
-    private static Verdict decide(LimitSpec spec, long[] state, long nowMillis, Op op, long permits, long leaseId) {
+    static Verdict decide(LimitSpec spec, long[] state, long nowMillis, Op op, long permits, long leaseId) {
         Algorithm algorithm = Catalogue.of(spec);
         boolean concurrency = algorithm.description().kind() == AlgorithmDescription.Kind.CONCURRENCY;
         if (op == Op.REFUND ? concurrency : op != Op.ACQUIRE && !concurrency) {

@@ -158,6 +158,25 @@ public final class CompositeStep implements Algorithm {
         return join(state[HEADER], now, expiresAt, next);
     }
 
+    /**
+     * The state of a fresh composite whose every component was left with {@code min(remaining, its limit)} at
+     * {@code now}, or {@code null} when every component is full.
+     */
+    static long[] freshWith(LimitSpec.AllOf spec, long now, long remaining) {
+        int n = spec.components().size();
+        long[][] parts = new long[n][];
+        long expiresAt = now;
+        for (int i = 0; i < n; i++) {
+            LimitSpec component = spec.components().get(i);
+            long take = component.limit() - Math.min(remaining, component.limit());
+            parts[i] = take == 0 ? null : Inspection.fresh(component, now, take);
+            if (parts[i] != null) {
+                expiresAt = Math.max(expiresAt, parts[i][EXPIRES_AT]);
+            }
+        }
+        return expiresAt == now ? null : join(header(ID, n), now, expiresAt, parts);
+    }
+
     /** Each component gives back the grant at {@code at} by its own rule (components match by position). */
     static long[] refund(LimitSpec.AllOf spec, long[] state, long now, long permits, long at) {
         int n = spec.components().size();

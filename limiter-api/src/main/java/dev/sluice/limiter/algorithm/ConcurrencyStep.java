@@ -209,6 +209,15 @@ public final class ConcurrencyStep implements Algorithm {
         return leases.expiries[last] - (leases.tokens[last] >>> TOKEN_TIME_SHIFT);
     }
 
+    /**
+     * Live layout 3 {@code state} with every lease dropped at {@code now}: kept for one lease duration with its
+     * last token, so tokens issued afterwards still exceed every token issued before (see the class comment).
+     */
+    static long[] withoutLeases(LimitSpec.Concurrency spec, long[] state, long now) {
+        long duration = spec.leaseDurationMillis();
+        return new Leases(0).encode(now, now + duration, state[Leases.LAST_TOKEN], duration);
+    }
+
     /** Runs one step on layout 3 state (or none); {@link Algorithms#step} upgrades layouts 1 and 2 first. */
     static Verdict step(LimitSpec.Concurrency spec, long[] state, long now, Op op, long permits, long leaseId) {
         long limit = spec.permitLimit();

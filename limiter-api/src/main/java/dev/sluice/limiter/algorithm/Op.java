@@ -19,14 +19,33 @@ public enum Op {
      * Delete the key's state if this spec cannot read it (another algorithm, another shape, not Sluice state);
      * leave readable state alone. For {@code LimiterOptions.replaceForeignState}.
      */
-    REPLACE_FOREIGN(4);
+    REPLACE_FOREIGN(4),
+    /**
+     * Read the key's state as an acquisition of one permit would see it, consuming nothing and writing nothing
+     * ({@link Inspection#inspect}).
+     */
+    INSPECT(5),
+    /**
+     * Set the key's state to what a fresh key holds with the permits word's remaining left
+     * ({@link Inspection#reset}): a full budget removes the state.
+     */
+    RESET(6);
 
-    private static final Op[] BY_ID = {ACQUIRE, RENEW, RELEASE, REFUND, REPLACE_FOREIGN};
+    private static final Op[] BY_ID = {ACQUIRE, RENEW, RELEASE, REFUND, REPLACE_FOREIGN, INSPECT, RESET};
     private final int id;
 
     Op(int id) { this.id = id; }
 
     public int id() { return id; }
+
+    /**
+     * Whether a request of a key without state of its own may be placed on an overflow cell
+     * ({@link Overflow#place}): acquisitions and probes, and the read and reset of a key, which answer for the
+     * state that decides it.
+     */
+    public boolean isPlaced() {
+        return this == ACQUIRE || this == INSPECT || this == RESET;
+    }
 
     public static Op ofId(int id) {
         if (id < 0 || id >= BY_ID.length) {

@@ -23,7 +23,8 @@ import dev.sluice.limiter.LimitSpec;
  * it can read it in the same atomic step as the key (the same lock in-process, the same partition on
  * Hazelcast), so nothing of the key's spending can be in flight towards the cell when the key moves.
  *
- * <p>Only acquisitions (and probes, which answer what an acquisition would) are decided on cells. A refund of a
+ * <p>Only acquisitions (and probes, which answer what an acquisition would) are decided on cells; a read of a key
+ * on a live cell answers the cell's state, and a reset of such a key changes nothing ({@link #onCell}). A refund of a
  * grant made on a cell gives nothing back (the runtime does not send it, {@link #isCellToken}): a cell's refund
  * memory would be shared with every key of the cell, and keeping the permits only refuses more. A refund or
  * release whose key holds no state never reaches a cell either.
@@ -91,8 +92,9 @@ public final class Overflow {
 
     /**
      * The one placement rule of every bounded store, for a request of a key that holds no state (see the class
-     * comment). Only an acquisition or probe is ever placed on a cell or refused; any other operation runs on the
-     * absent state, where it changes nothing. Under {@link Capacity.Policy#SHARE_OVERFLOW_CELLS} new exact states
+     * comment). Only an acquisition or probe is ever placed on a cell or refused; a read or reset of the key
+     * ({@link Op#INSPECT}, {@link Op#RESET}) goes to its cell while the cell is live and to the key's own absent
+     * state otherwise, never refused; any other operation runs on the absent state, where it changes nothing. Under {@link Capacity.Policy#SHARE_OVERFLOW_CELLS} new exact states
      * take at most {@link Capacity#exactUnits} of the bound and cells the rest, so both together stay within it.
      *
      * @param cellState the key's cell as stored now, or {@code null} (ignored unless the key can share)
@@ -101,17 +103,28 @@ public final class Overflow {
      */
     public static Placement place(Capacity.Policy policy, LimitSpec spec, Op op, long[] cellState, long now,
             long heldUnits, long boundUnits) {
-        if (op != Op.ACQUIRE || policy == Capacity.Policy.EVICT_LEAST_RECENTLY_USED_RESETTING_BUDGETS) {
+        if (!op.isPlaced() || policy == Capacity.Policy.EVICT_LEAST_RECENTLY_USED_RESETTING_BUDGETS) {
             return Placement.EXACT;
         }
         boolean sharing = policy == Capacity.Policy.SHARE_OVERFLOW_CELLS && shares(spec);
         if (sharing && cellState != null && Algorithms.expiresAt(cellState) > now) {
             return Placement.CELL;
         }
+        if (op != Op.ACQUIRE) {
+            return Placement.EXACT; // a cell that is not live reads as the full budget a state of its own starts with
+        }
         if (heldUnits < Capacity.exactUnits(policy, boundUnits)) {
             return Placement.EXACT;
         }
         return sharing && heldUnits < boundUnits ? Placement.CELL : Placement.REFUSE;
+    }
+
+    /**
+     * What a request placed on a cell runs there: an acquisition or a read as it is; a reset only reads the cell,
+     * since resetting a cell would hand its budget to every key that lands on it (to whoever mints new keys).
+     */
+    public static Op onCell(Op op) {
+        return op == Op.RESET ? Op.INSPECT : op;
     }
 
     /**

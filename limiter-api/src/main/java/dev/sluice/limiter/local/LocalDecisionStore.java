@@ -142,7 +142,7 @@ final class LocalDecisionStore implements DecisionStore {
                 // A cell grant keeps its permits (see Overflow); nothing here is the refund's to change.
                 verdict = StepRunner.run(request.spec(), Op.REFUND, request.permits(), request.leaseId(), null, now)
                         .verdict();
-            } else if (state == null && request.op() == Op.ACQUIRE
+            } else if (state == null && request.op().isPlaced()
                     && capacity.policy() != Capacity.Policy.EVICT_LEAST_RECENTLY_USED_RESETTING_BUDGETS) {
                 verdict = decideWithoutState(segment, request, now);
             } else {
@@ -201,8 +201,12 @@ final class LocalDecisionStore implements DecisionStore {
     }
 
     private Verdict decideOnCell(Cell cell, long[] cellState, StepRequest request, long now) {
-        Outcome o = StepRunner.run(request.spec(), request.op(), request.permits(), request.leaseId(), cellState, now);
+        Op op = Overflow.onCell(request.op());
+        Outcome o = StepRunner.run(request.spec(), op, request.permits(), request.leaseId(), cellState, now);
         storeCell(cell, cellState, o);
+        if (op != Op.ACQUIRE) {
+            return Overflow.marked(o.verdict());
+        }
         overflowDecisions.increment();
         if (!o.verdict().granted() && request.permits() > 0) {
             overflowRefusals.increment();

@@ -2,6 +2,7 @@ package dev.sluice.limiter.runtime;
 
 import dev.sluice.limiter.AllOrNothing;
 import dev.sluice.limiter.DecisionResult;
+import dev.sluice.limiter.KeyState;
 import dev.sluice.limiter.Lease;
 import dev.sluice.limiter.LimitSpec;
 import dev.sluice.limiter.LimiterOptions;
@@ -223,6 +224,12 @@ public final class Chain {
         }
     }
 
+    /** What inspecting or resetting a chain throws: its state is its links'. */
+    UnsupportedOperationException noStateOfItsOwn() {
+        return new UnsupportedOperationException("chain '" + name() + "' holds no state of its own: inspect or"
+                + " reset each of its limiters");
+    }
+
     // ---- the two public shapes ----
 
     /** A chain of limiters. */
@@ -257,6 +264,9 @@ public final class Chain {
             return chain.acquire(links, permits, maxWait);
         }
 
+        @Override public KeyState inspect() { throw chain.noStateOfItsOwn(); }
+        @Override public KeyState reset() { throw chain.noStateOfItsOwn(); }
+        @Override public KeyState reset(long remaining) { throw chain.noStateOfItsOwn(); }
         @Override public LimiterStatistics statistics() { return chain.statistics(); }
         @Override public void close() { chain.close(); }
         @Override public String toString() { return "RateLimiter[" + chain.name() + "]"; }
@@ -318,6 +328,9 @@ public final class Chain {
             return chain.acquire(linksFor(partition), permits, maxWait);
         }
 
+        @Override public KeyState inspect(P partition) { throw chain.noStateOfItsOwn(); }
+        @Override public KeyState reset(P partition) { throw chain.noStateOfItsOwn(); }
+        @Override public KeyState reset(P partition, long remaining) { throw chain.noStateOfItsOwn(); }
         @Override public LimiterStatistics statistics() { return chain.statistics(); }
         @Override public void close() { chain.close(); }
         @Override public String toString() { return "PartitionedRateLimiter[" + chain.name() + "]"; }

@@ -1,6 +1,8 @@
 package dev.sluice.limiter.runtime;
 
+import dev.sluice.limiter.algorithm.Inspection;
 import dev.sluice.limiter.algorithm.Op;
+import dev.sluice.limiter.algorithm.Overflow;
 import dev.sluice.limiter.algorithm.Verdict;
 import dev.sluice.limiter.runtime.WaitQueue.Waiter;
 import dev.sluice.limiter.store.StepRequest;
@@ -9,6 +11,7 @@ import dev.sluice.limiter.CapacityExceededException;
 import dev.sluice.limiter.DecisionResult;
 import dev.sluice.limiter.DecisionUnavailableException;
 import dev.sluice.limiter.FailureMode;
+import dev.sluice.limiter.KeyState;
 import dev.sluice.limiter.Lease;
 import dev.sluice.limiter.LimitSpec;
 import dev.sluice.limiter.LimiterOptions;
@@ -16,6 +19,7 @@ import dev.sluice.limiter.LimiterStatistics;
 import dev.sluice.limiter.RateLimiter;
 import dev.sluice.limiter.Ticker;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CancellationException;
@@ -112,6 +116,58 @@ final class DefaultRateLimiter implements RateLimiter {
             return record(unavailable(failure, start), start);
         }
         return record(toLease(verdict, permits), start);
+    }
+
+    // ---- the key as an operator sees it ----
+
+    @Override
+    public KeyState inspect() {
+        return keyState(operate(request(Op.INSPECT, 0, 0)));
+    }
+
+    @Override
+    public KeyState reset() {
+        return reset(spec.limit());
+    }
+
+    @Override
+    public KeyState reset(long remaining) {
+        spec.checkRemaining(remaining, name);
+        KeyState after = keyState(operate(request(Op.RESET, remaining, 0)));
+        permitsReturned();
+        return after;
+    }
+
+    /** One step that is no decision: no failure mode, no statistics; a usage error names the key. */
+    private Verdict operate(StepRequest request) {
+        if (queue.isClosed()) {
+            throw new IllegalStateException("limiter '" + name + "' is closed");
+        }
+        try {
+            return decider.decide(request, options);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw (CancellationException) new CancellationException("interrupted while reading '" + name + "'")
+                    .initCause(e);
+        } catch (Error | DecisionUnavailableException e) {
+            throw e;
+        } catch (Throwable failure) {
+            if (Decider.isUsageError(failure)) {
+                throw withKey((RuntimeException) failure);
+            }
+            String why = failure instanceof TimeoutException ? "no answer within " + options.decisionTimeout()
+                    : "the store failed: " + failure;
+            throw new DecisionUnavailableException(name, why, failure);
+        }
+    }
+
+    private KeyState keyState(Verdict v) {
+        boolean onCell = Overflow.isCellToken(v.token());
+        Optional<Duration> retryAfter = v.remaining() > 0 ? Optional.of(Duration.ZERO)
+                : v.retryAfterMillis() >= 0 ? Optional.of(Duration.ofMillis(v.retryAfterMillis())) : Optional.empty();
+        return new KeyState(key, spec, v.limit(), v.remaining(), Duration.ofMillis(Math.max(0, v.resetAfterMillis())),
+                retryAfter, Instant.ofEpochMilli(Inspection.timeOf(v.token())),
+                !onCell && Inspection.hasOwnState(v.token()), onCell);
     }
 
     /** Counts a lease handed to a caller. */

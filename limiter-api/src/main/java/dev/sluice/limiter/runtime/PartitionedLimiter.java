@@ -1,5 +1,6 @@
 package dev.sluice.limiter.runtime;
 
+import dev.sluice.limiter.KeyState;
 import dev.sluice.limiter.Keys;
 import dev.sluice.limiter.Lease;
 import dev.sluice.limiter.LimitSpec;
@@ -125,6 +126,21 @@ final class PartitionedLimiter<P> implements PartitionedRateLimiter<P> {
         } finally {
             releaseIfIdle(held);
         }
+    }
+
+    @Override
+    public KeyState inspect(P partition) {
+        return partition(partition).inspect();
+    }
+
+    @Override
+    public KeyState reset(P partition) {
+        return partition(partition).reset();
+    }
+
+    @Override
+    public KeyState reset(P partition, long remaining) {
+        return partition(partition).reset(remaining);
     }
 
     /** Partitions currently holding local waiters or leases (for tests and diagnostics). */

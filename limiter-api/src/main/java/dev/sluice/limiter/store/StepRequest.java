@@ -15,7 +15,8 @@ import java.util.Objects;
  * @param spec what to enforce
  * @param op what to do
  * @param permits for {@link Op#ACQUIRE}: permits to take, 0 to probe; for {@link Op#REFUND}: the permits to give
- *     back, with the refund's id above them ({@link Algorithms#refundPermits})
+ *     back, with the refund's id above them ({@link Algorithms#refundPermits}); for {@link Op#RESET}: the remaining to
+ *     leave; else 0
  * @param leaseId for {@link Op#RENEW} and {@link Op#RELEASE}: the lease's token; for a concurrency
  *     {@link Op#ACQUIRE}: the caller's random nonce, the same on every retry (see {@link Algorithms#step});
  *     else 0
