@@ -71,12 +71,20 @@ import java.util.function.Predicate;
  * {@link RateLimiters}.
  */
 public final class HttpRateLimiter implements AutoCloseable {
+    /**
+     * The logger that tells, at {@code DEBUG}, why each request was refused: one line per refusing policy (in
+     * shadow mode too) with the policy, the hash of the client identity it counted, remaining, limit, reset,
+     * retry-after, the method, the path and the routes that matched. Off, it costs a refusal one level check.
+     */
+    public static final String REFUSAL_LOGGER = "dev.sluice.http.refusals";
+
     private static final System.Logger LOG = System.getLogger(HttpRateLimiter.class.getName());
 
     private final HttpRateLimiterConfig config;
     private final Routes routes;
     private final Map<String, PartitionedRateLimiter<String>> limiters;
     private final Map<String, Counters> counters;
+    private final Refusals refusals;
     /** The policies this instance decides by route; null for all of them. */
     private final Predicate<String> routed;
 
@@ -103,6 +111,7 @@ public final class HttpRateLimiter implements AutoCloseable {
         }
         this.limiters = Collections.unmodifiableMap(created);
         this.counters = Collections.unmodifiableMap(counted);
+        this.refusals = new Refusals(routes, config.refusalTrace());
         this.routed = null;
         try {
             checkIdentityKeys(limiters, config);
@@ -157,6 +166,7 @@ public final class HttpRateLimiter implements AutoCloseable {
         this.routes = whole.routes;
         this.limiters = whole.limiters;
         this.counters = whole.counters;
+        this.refusals = whole.refusals;
         this.routed = routed;
     }
 
@@ -224,6 +234,15 @@ public final class HttpRateLimiter implements AutoCloseable {
     }
 
     /**
+     * The latest requests a policy refused, newest first, at most {@link HttpRateLimiterConfig#refusalTrace()} of
+     * them: the routes that matched and what every policy that ran decided, identities hashed. Requests only a
+     * shadow policy refused are among them, marked as not refused. Shared by every {@link #restrictedTo} view.
+     */
+    public List<RefusedRequest> refusals() {
+        return refusals.recent();
+    }
+
+    /**
      * Decides a request with {@code tryAcquire}, on the calling thread: returns once the store (or the failure
      * mode) has answered, and on a refusal once the earlier grants are given back.
      */
@@ -251,7 +270,9 @@ public final class HttpRateLimiter implements AutoCloseable {
             }
             decided.add(decided(a.policy(), partition, permits, lease, failure));
         }
-        return answer(settled(decided).join());
+        List<PolicyDecision> settled = settled(decided).join();
+        refusals.explain(request, true, settled);
+        return answer(settled);
     }
 
     /**
@@ -264,7 +285,7 @@ public final class HttpRateLimiter implements AutoCloseable {
         if (applied.isEmpty()) {
             return CompletableFuture.completedFuture(HttpDecision.NOT_LIMITED);
         }
-        return walkAsync(applied, p -> partition(p, request), true);
+        return walkAsync(applied, p -> partition(p, request), true, request, true);
     }
 
     /**
@@ -276,7 +297,7 @@ public final class HttpRateLimiter implements AutoCloseable {
      */
     public CompletableFuture<HttpDecision> decideAsync(HttpRequestView request, List<String> policies) {
         Objects.requireNonNull(request, "request");
-        return walkAsync(named(policies, 1), p -> partition(p, request), true);
+        return walkAsync(named(policies, 1), p -> partition(p, request), true, request, false);
     }
 
     /**
@@ -297,7 +318,7 @@ public final class HttpRateLimiter implements AutoCloseable {
         }
         List<Routes.Applied> applied = named(policies, permits);
         String partition = partition(identity);
-        return walkAsync(applied, p -> partition, false);
+        return walkAsync(applied, p -> partition, false, null, false);
     }
 
     private List<Routes.Applied> named(List<String> policies, long permits) {
@@ -451,9 +472,12 @@ public final class HttpRateLimiter implements AutoCloseable {
      *
      * @param wholeRequest true to probe the policies after a stop and answer with every policy's headers; false
      *     to end at the stop and answer with the stopping policy's alone, failing under {@code THROW}
+     * @param request the request, for the refusal trace; null when the caller identified the client
+     * @param routed true if the routes chose the policies, false if the caller named them
      */
     private CompletableFuture<HttpDecision> walkAsync(List<Routes.Applied> applied,
-            Function<RateLimitPolicy, String> partitions, boolean wholeRequest) {
+            Function<RateLimitPolicy, String> partitions, boolean wholeRequest, HttpRequestView request,
+            boolean routed) {
         CompletableFuture<HttpDecision> out = new CompletableFuture<>();
         AtomicReference<CompletableFuture<Lease>> inFlight = new AtomicReference<>();
         out.whenComplete((decision, failure) -> {
@@ -462,18 +486,28 @@ public final class HttpRateLimiter implements AutoCloseable {
                 pending.cancel(false); // leaves the limiter's queue; a grant still on its way goes back
             }
         });
-        ask(applied, new ArrayList<>(applied.size()), partitions, wholeRequest, out, inFlight);
+        Walk walk = new Walk(applied, partitions, wholeRequest, request, routed, out, inFlight);
+        ask(walk, new ArrayList<>(applied.size()));
         return out;
     }
 
-    private void ask(List<Routes.Applied> applied, List<PolicyDecision> decided,
-            Function<RateLimitPolicy, String> partitions, boolean wholeRequest, CompletableFuture<HttpDecision> out,
-            AtomicReference<CompletableFuture<Lease>> inFlight) {
+    /** What stays the same while one request's policies are asked one after another. */
+    private record Walk(List<Routes.Applied> applied, Function<RateLimitPolicy, String> partitions,
+            boolean wholeRequest, HttpRequestView request, boolean routed, CompletableFuture<HttpDecision> out,
+            AtomicReference<CompletableFuture<Lease>> inFlight) {}
+
+    private void ask(Walk walk, List<PolicyDecision> decided) {
+        List<Routes.Applied> applied = walk.applied();
+        Function<RateLimitPolicy, String> partitions = walk.partitions();
+        boolean wholeRequest = walk.wholeRequest();
+        CompletableFuture<HttpDecision> out = walk.out();
+        AtomicReference<CompletableFuture<Lease>> inFlight = walk.inFlight();
         int index = decided.size();
         boolean stopped = index > 0 && stops(decided.get(index - 1)) && !wholeRequest;
         if (index == applied.size() || stopped) {
             settled(decided).whenComplete((settled, never) -> {
                 try {
+                    refusals.explain(walk.request(), walk.routed(), settled);
                     deliver(out, settled, wholeRequest);
                 } catch (RuntimeException | Error e) {
                     refundGrants(settled);
@@ -515,7 +549,7 @@ public final class HttpRateLimiter implements AutoCloseable {
             }
             try {
                 decided.add(decided(a.policy(), partition, permits, lease, error == null ? null : unwrap(error)));
-                ask(applied, decided, partitions, wholeRequest, out, inFlight);
+                ask(walk, decided);
             } catch (RuntimeException | Error e) { // in a callback, an unseen throwable would leave out pending
                 refundGrants(decided);
                 out.completeExceptionally(e);

@@ -1,0 +1,165 @@
+package dev.sluice.http;
+
+import dev.sluice.limiter.Lease;
+import java.lang.System.Logger.Level;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+
+/**
+ * Says why requests were refused: one {@code DEBUG} line per refusing policy on the logger
+ * {@value HttpRateLimiter#REFUSAL_LOGGER}, and the latest refused requests in a ring for
+ * {@link HttpRateLimiter#refusals()}. Shadow refusals are told too, marked as such.
+ *
+ * <p>A flood of refused requests must neither grow memory nor slow the refusals. The ring holds at most its
+ * capacity of entries, each replacing the oldest; an entry keeps a method and a path of at most
+ * {@value RefusedRequest#MAX_PATH} characters each, the configuration's own route patterns and policy names, and one
+ * small outcome per policy that ran, whose key is the hash string the decision already made: about 1.5 KB plus 150
+ * bytes a policy, so 100 entries stay well under a megabyte. Recording is an atomic increment and an array store: no
+ * lock, no I/O, nothing a reader can hold up. The log line is built only when its logger is on; otherwise a
+ * refusal costs one level check. Nothing here ever fails a request.
+ */
+final class Refusals {
+    private static final System.Logger LOG = System.getLogger(HttpRateLimiter.REFUSAL_LOGGER);
+    private static final System.Logger OWN = System.getLogger(HttpRateLimiter.class.getName());
+
+    /** An entry and its place in the sequence of refusals, so a reader puts a racing writer's entries in order. */
+    private record Slot(long sequence, RefusedRequest request) {}
+
+    private final Routes routes;
+    private final AtomicReferenceArray<Slot> ring;
+    private final AtomicLong written = new AtomicLong();
+
+    Refusals(Routes routes, int capacity) {
+        this.routes = routes;
+        this.ring = capacity == 0 ? null : new AtomicReferenceArray<>(capacity);
+    }
+
+    /**
+     * Logs and records the request if any policy refused it, enforced or in shadow mode.
+     *
+     * @param request the request, or null when the caller identified the client itself
+     * @param routed true if this configuration's routes chose the policies, false if the caller named them
+     * @param decided every policy's answer, after refunds
+     */
+    void explain(HttpRequestView request, boolean routed, List<PolicyDecision> decided) {
+        boolean logging = LOG.isLoggable(Level.DEBUG);
+        if (!logging && ring == null || !anyRefused(decided)) {
+            return;
+        }
+        try {
+            String method = request == null ? null : shown(request.getMethod());
+            String path = request == null ? null : shown(request.getPath());
+            List<String> matched = new ArrayList<>(2);
+            if (routed && request != null) {
+                routes.matching(request).forEach(r -> matched.add(r.pattern()));
+            }
+            List<RefusedRequest.PolicyOutcome> outcomes = new ArrayList<>(decided.size());
+            boolean refused = false;
+            for (PolicyDecision d : decided) {
+                RefusedRequest.PolicyOutcome o = outcome(d);
+                outcomes.add(o);
+                refused |= d.refuses();
+                if (logging && refusal(d)) {
+                    LOG.log(Level.DEBUG, line(o, method, path, matched));
+                }
+            }
+            if (ring != null) {
+                long sequence = written.getAndIncrement();
+                ring.set((int) (sequence % ring.length()), new Slot(sequence,
+                        new RefusedRequest(Instant.now(), method, path, matched, refused, outcomes)));
+            }
+        } catch (RuntimeException e) {
+            OWN.log(Level.WARNING, "could not record why a request was refused", e);
+        }
+    }
+
+    /** The recorded refusals, newest first. */
+    List<RefusedRequest> recent() {
+        if (ring == null) {
+            return List.of();
+        }
+        List<Slot> slots = new ArrayList<>(ring.length());
+        for (int i = 0; i < ring.length(); i++) {
+            Slot s = ring.get(i);
+            if (s != null) {
+                slots.add(s);
+            }
+        }
+        slots.sort(Comparator.comparingLong(Slot::sequence).reversed());
+        return slots.stream().map(Slot::request).toList();
+    }
+
+    private static boolean anyRefused(List<PolicyDecision> decided) {
+        for (PolicyDecision d : decided) {
+            if (refusal(d)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean refusal(PolicyDecision d) {
+        return d.kind() == PolicyDecision.Kind.REFUSED || d.kind() == PolicyDecision.Kind.SHADOW_REFUSED;
+    }
+
+    static RefusedRequest.PolicyOutcome outcome(PolicyDecision d) {
+        Lease lease = d.lease();
+        boolean known = lease != null && !lease.isDegraded();
+        return new RefusedRequest.PolicyOutcome(d.policy().name(),
+                d.kind().name().toLowerCase(Locale.ROOT).replace('_', '-'), d.shadow(), d.partition(), d.permits(),
+                known ? Responses.remaining(d) : -1, known ? lease.limit() : d.policy().spec().limit(),
+                known ? lease.resetAfter() : null,
+                known && !lease.isAcquired() ? lease.retryAfter().orElse(null) : null);
+    }
+
+    /**
+     * {@code refused policy=login mode=enforced key=5e88... remaining=0 limit=5 reset=41.300s retry-after=41.300s
+     * method=POST path=/login routes=/login}: one refusing policy, words without spaces, {@code -} for what is not
+     * known.
+     */
+    static String line(RefusedRequest.PolicyOutcome o, String method, String path, List<String> routes) {
+        return "refused policy=" + o.policy() + " mode=" + (o.shadow() ? "shadow" : "enforced") + " key=" + o.key()
+                + " remaining=" + (o.remaining() < 0 ? "-" : o.remaining()) + " limit=" + o.limit()
+                + " reset=" + seconds(o.reset()) + " retry-after=" + seconds(o.retryAfter())
+                + " method=" + (method == null ? "-" : method) + " path=" + (path == null ? "-" : path)
+                + " routes=" + (routes.isEmpty() ? "-" : String.join(",", routes));
+    }
+
+    /** {@code 41.300s}, or {@code -}. */
+    private static String seconds(Duration d) {
+        if (d == null) {
+            return "-";
+        }
+        long millis = Math.max(0, d.toMillis());
+        return millis / 1000 + "." + String.format(Locale.ROOT, "%03d", millis % 1000) + "s";
+    }
+
+    /**
+     * A method or path as shown: control characters, spaces and line separators percent-encoded, so a line cannot
+     * be forged in the log, and cut after {@value RefusedRequest#MAX_PATH} characters.
+     */
+    static String shown(String text) {
+        if (text == null) {
+            return null;
+        }
+        StringBuilder sb = new StringBuilder(Math.min(text.length(), RefusedRequest.MAX_PATH) + 8);
+        for (int i = 0; i < text.length(); i++) {
+            if (sb.length() >= RefusedRequest.MAX_PATH) {
+                return sb.append("...").toString();
+            }
+            char c = text.charAt(i);
+            if (c <= 0x20 || c == 0x7f || c == 0x85 || c == '\u2028' || c == '\u2029') {
+                sb.append(c <= 0xff ? String.format(Locale.ROOT, "%%%02X", (int) c) : "%E2%80%A" + (c == '\u2028' ? "8" : "9"));
+            } else {
+                sb.append(c);
+            }
+        }
+        return sb.toString();
+    }
+}
