@@ -12,7 +12,8 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * The Actuator endpoint {@code ratelimits} (when available: enabled and exposed) and the health indicator
+ * The Actuator endpoints {@code ratelimits} and {@code ratelimitrefusals} (each when available: enabled and
+ * exposed) and the health indicator
  * {@code sluice} (unless {@code management.health.sluice.enabled=false}).
  */
 @AutoConfiguration(after = SluiceAutoConfiguration.class)
@@ -29,6 +30,13 @@ public class SluiceActuatorAutoConfiguration {
         RateLimitsEndpoint sluiceRateLimitsEndpoint(HttpRateLimiter rateLimiter, RateLimiters limiters,
                 ObjectProvider<ProtectionReport> report) {
             return new RateLimitsEndpoint(rateLimiter, SluiceRateLimiters.backendOf(limiters), report.getIfAvailable());
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        @ConditionalOnAvailableEndpoint
+        RateLimitRefusalsEndpoint sluiceRateLimitRefusalsEndpoint(HttpRateLimiter rateLimiter) {
+            return new RateLimitRefusalsEndpoint(rateLimiter);
         }
     }
 
