@@ -237,7 +237,8 @@ public final class HttpRateLimiterConfig {
         return "HttpRateLimiterConfig[policies=" + policies.keySet() + ", routes=" + routes + ", trustedProxies="
                 + trustedProxies + ", ipv6Prefix=" + ipv6Prefix + ", strictMatching=" + strictMatching + ", shadow="
                 + shadow + ", headers=" + headers + ", partitionKeys=" + partitionKeys + ", legacyHeaders="
-                + legacyHeaders + ", identitiesKeyed=" + identityKeys.keyed() + "]";
+                + legacyHeaders + ", problemDecisions=" + problemDecisions + ", refusalTrace=" + refusalTrace
+                + ", identitiesKeyed=" + identityKeys.keyed() + "]";
     }
 
     /** Builds a {@link HttpRateLimiterConfig}. Not thread-safe. */
