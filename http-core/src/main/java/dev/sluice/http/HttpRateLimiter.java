@@ -617,7 +617,8 @@ public final class HttpRateLimiter implements AutoCloseable {
      * refusal decided elsewhere (such as a method-level limit): 429, the policy's headers, {@code Retry-After}
      * and the same problem body; or, when the lease is degraded (the store could not decide and failure mode
      * {@code DENY} refused), 503 with the temporary-reduced-capacity body, since that refusal is not about
-     * quota.
+     * quota. A 429 is logged on {@link #REFUSAL_LOGGER} and kept in {@link #refusals()} as the filters' are, with no
+     * method, path or route.
      *
      * @param partition the hex SHA-256 of the identity the permits were asked under
      * @param permits the permits that were asked for
@@ -637,8 +638,10 @@ public final class HttpRateLimiter implements AutoCloseable {
             Responses.unavailable(answer, List.of(new PolicyDecision(p, partition, lease, PolicyDecision.Kind.DEGRADED, false,
                     permits, 0, null)), config);
         } else {
-            Responses.tooManyRequests(answer, List.of(new PolicyDecision(p, partition, lease, PolicyDecision.Kind.REFUSED,
-                    false, permits, 0, null)), config);
+            List<PolicyDecision> refused = List.of(new PolicyDecision(p, partition, lease, PolicyDecision.Kind.REFUSED,
+                    false, permits, 0, null));
+            refusals.explain(null, false, refused);
+            Responses.tooManyRequests(answer, refused, config);
         }
         return HttpDecision.answer(answer);
     }

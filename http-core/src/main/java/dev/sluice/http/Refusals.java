@@ -43,13 +43,17 @@ final class Refusals {
     /**
      * Logs and records the request if any policy refused it, enforced or in shadow mode.
      *
-     * @param request the request, or null when the caller identified the client itself
+     * @param request the request, or null when the caller identified the client itself (a gateway's key resolver, a
+     *     {@code @RateLimited} method)
      * @param routed true if this configuration's routes chose the policies, false if the caller named them
      * @param decided every policy's answer, after refunds
      */
     void explain(HttpRequestView request, boolean routed, List<PolicyDecision> decided) {
+        if (!anyRefused(decided)) {
+            return;
+        }
         boolean logging = LOG.isLoggable(Level.DEBUG);
-        if (!logging && ring == null || !anyRefused(decided)) {
+        if (!logging && ring == null) {
             return;
         }
         try {

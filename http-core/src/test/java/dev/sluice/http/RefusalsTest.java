@@ -286,13 +286,16 @@ final class RefusalsTest {
     }
 
     @Test
-    void problemBody_refusalDecidedElsewhere_carriesRefusedByToo() {
+    void refusalDecidedElsewhere_carriesRefusedBy_loggedAndTraced() {
         HttpRateLimiter r = limiter(login().problemDecisions(true));
         String key = r.partition("user:7");
         r.limiter("login").tryAcquire(key, 2);
         HttpDecision answer = r.refusal("login", key, r.limiter("login").tryAcquire(key, 1), 1);
         assertEquals(List.of(Map.of("policy", "login", "key", key, "remaining", 0L, "limit", 2L, "reset", 60L,
                 "retry-after", 60L)), answer.problemExtensions().get("refused-by"));
+        assertEquals(List.of("FINE refused policy=login mode=enforced key=" + key + " remaining=0 limit=2"
+                + " reset=60.000s retry-after=60.000s method=- path=- routes=-"), lines);
+        assertEquals("refused", r.refusals().get(0).policies().get(0).outcome());
     }
 
     @Test

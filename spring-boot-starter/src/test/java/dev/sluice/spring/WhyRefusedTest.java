@@ -129,10 +129,10 @@ class WhyRefusedTest {
         assertThat((List<?>) JsonPath.read(flooded, "$.refusals")).as("bounded by the setting").hasSize(2);
     }
 
-    /** A {@link RateLimited} method's 429 carries the same member, from the advice and as Spring's ProblemDetail. */
+    /** A {@link RateLimited} method's 429 carries the same member, and its refusal is logged the same way. */
     @ParameterizedTest
     @ValueSource(strings = {"servlet", "reactive"})
-    void methodRefusal_problemMembers(String stack) throws Exception {
+    void methodRefusal_problemMembers_debugLine(String stack, CapturedOutput output) throws Exception {
         ConfigurableApplicationContext app = app(stack);
         String path = stack.equals("servlet") ? "/reports" : "/quota";
         HttpResponse<String> last = null;
@@ -146,6 +146,9 @@ class WhyRefusedTest {
                 .containsEntry("key", key(app, "principal:dora-" + stack)).containsEntry("remaining", 0)
                 .containsEntry("limit", 3);
         assertThat(last.body()).doesNotContain("dora");
+        assertThat(output.getAll()).containsPattern("refused policy=reports mode=enforced key="
+                + key(app, "principal:dora-" + stack) + " remaining=0 limit=3 reset=\\d+\\.\\d{3}s"
+                + " retry-after=\\d+\\.\\d{3}s method=- path=- routes=-");
     }
 
     /** Where the starter's advice is not in play, Spring answers the exception's own ProblemDetail. */
