@@ -60,6 +60,11 @@ import java.util.function.Predicate;
  * {@link DecisionResult#SHADOW_REFUSED} to its options' listeners, so {@code SluiceMetrics} tags them
  * {@code result=shadow_refused}). It does not change what the other policies are charged.
  *
+ * <p>Every refusal says why, without the client's identity: one {@code DEBUG} line per refusing policy on
+ * {@link #REFUSAL_LOGGER}, the latest refused requests in {@link #refusals()} (bounded by
+ * {@link HttpRateLimiterConfig#refusalTrace()}), and, when {@link HttpRateLimiterConfig#problemDecisions()} is on,
+ * {@code refused-by} in the 429 problem body; each names the policy and the hash its key was counted under.
+ *
  * <p>A concurrency policy's lease is in {@link HttpDecision#heldLeases()}: the adapter holds it while the
  * request runs and releases it when the request ends, however it ends.
  *
@@ -507,7 +512,9 @@ public final class HttpRateLimiter implements AutoCloseable {
         if (index == applied.size() || stopped) {
             settled(decided).whenComplete((settled, never) -> {
                 try {
-                    refusals.explain(walk.request(), walk.routed(), settled);
+                    if (!out.isDone()) { // a caller that gave up got no answer to explain
+                        refusals.explain(walk.request(), walk.routed(), settled);
+                    }
                     deliver(out, settled, wholeRequest);
                 } catch (RuntimeException | Error e) {
                     refundGrants(settled);
