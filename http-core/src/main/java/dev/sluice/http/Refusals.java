@@ -2,6 +2,7 @@ package dev.sluice.http;
 
 import dev.sluice.limiter.Lease;
 import java.lang.System.Logger.Level;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -27,6 +28,7 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 final class Refusals {
     private static final System.Logger LOG = System.getLogger(HttpRateLimiter.REFUSAL_LOGGER);
     private static final System.Logger OWN = System.getLogger(HttpRateLimiter.class.getName());
+    private static final char[] HEX = "0123456789ABCDEF".toCharArray();
 
     /** An entry and its place in the sequence of refusals, so a reader puts a racing writer's entries in order. */
     private record Slot(long sequence, RefusedRequest request) {}
@@ -145,8 +147,8 @@ final class Refusals {
     }
 
     /**
-     * A method or path as shown: control characters, spaces and line separators percent-encoded, so a line cannot
-     * be forged in the log, and cut after {@value RefusedRequest#MAX_PATH} characters.
+     * A method or path as shown: control, format and space characters percent-encoded (their UTF-8 bytes), so a line
+     * cannot be forged or disguised in the log, and cut after {@value RefusedRequest#MAX_PATH} characters.
      */
     static String shown(String text) {
         if (text == null) {
@@ -158,8 +160,11 @@ final class Refusals {
                 return sb.append("...").toString();
             }
             char c = text.charAt(i);
-            if (c <= 0x20 || c == 0x7f || c == 0x85 || c == '\u2028' || c == '\u2029') {
-                sb.append(c <= 0xff ? String.format(Locale.ROOT, "%%%02X", (int) c) : "%E2%80%A" + (c == '\u2028' ? "8" : "9"));
+            if (Character.isISOControl(c) || Character.isWhitespace(c) || Character.isSpaceChar(c)
+                    || Character.getType(c) == Character.FORMAT) {
+                for (byte b : String.valueOf(c).getBytes(StandardCharsets.UTF_8)) {
+                    sb.append('%').append(HEX[(b >> 4) & 0xf]).append(HEX[b & 0xf]);
+                }
             } else {
                 sb.append(c);
             }

@@ -210,15 +210,15 @@ final class RefusalsTest {
     void pathAndMethod_controlCharactersEncoded_longOnesCut() {
         HttpRateLimiter r = limiter(HttpRateLimiterConfig.builder()
                 .policy("all", LimitSpec.fixedWindow(1, Duration.ofMinutes(1))).route(Route.of("/*", "all")));
-        String forged = "/x\r\nrefused policy=other x";
+        String forged = "/x\r\nrefused policy=other\u2028\u202e x";
         r.decide(Requests.of("GET", forged));
         r.decide(Requests.of("GET", forged));
         r.decide(Requests.of("GET", "/" + "a".repeat(5_000)));
 
         List<RefusedRequest> trace = r.refusals();
         assertEquals("/" + "a".repeat(RefusedRequest.MAX_PATH - 1) + "...", trace.get(0).path());
-        assertEquals("/x%0D%0Arefused%20policy=other%20x", trace.get(1).path());
-        assertTrue(lines.get(0).contains(" path=/x%0D%0Arefused%20policy=other%20x routes=/*"), lines.get(0));
+        assertEquals("/x%0D%0Arefused%20policy=other%E2%80%A8%E2%80%AE%20x", trace.get(1).path());
+        assertTrue(lines.get(0).contains(" path=/x%0D%0Arefused%20policy=other%E2%80%A8%E2%80%AE%20x routes=/*"), lines.get(0));
         assertEquals(2, lines.size());
     }
 
