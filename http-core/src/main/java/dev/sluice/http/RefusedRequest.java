@@ -8,8 +8,8 @@ import java.util.Objects;
 /**
  * One request that a policy refused, as {@link HttpRateLimiter#refusals()} keeps it: when, what was asked, which
  * routes matched and what every policy it ran decided. Client identities appear only as the hash their policy
- * counted them under; the method and path are shown as the server reported them, control characters and spaces
- * percent-encoded and at most {@value #MAX_PATH} characters kept, the query string never.
+ * counted them under; the method and path are shown as the server reported them, control, format and space
+ * characters percent-encoded and at most {@value #MAX_PATH} characters kept, the query string never.
  *
  * @param time when the answer was made, by the system clock
  * @param method the request method, or null when the caller gave no request (a gateway's key resolver)
