@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
@@ -20,8 +21,8 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * <p>A flood of refused requests must neither grow memory nor slow the refusals. The ring holds at most its
  * capacity of entries, each replacing the oldest; an entry keeps a method and a path of at most
  * {@value RefusedRequest#MAX_PATH} characters each, the configuration's own route patterns and policy names, and one
- * small outcome per policy that ran, whose key is the hash string the decision already made: about 1.5 KB plus 150
- * bytes a policy, so 100 entries stay well under a megabyte. Recording is an atomic increment and an array store: no
+ * small outcome per policy that ran (at most one per configured policy), whose key is the hash string the decision
+ * already made: at most about 1.5 KB plus 300 bytes a policy, so 100 entries stay well under a megabyte. Recording is an atomic increment and an array store: no
  * lock, no I/O, nothing a reader can hold up. The log line is built only when its logger is on; otherwise a
  * refusal costs one level check. Nothing here ever fails a request.
  */
@@ -29,6 +30,9 @@ final class Refusals {
     private static final System.Logger LOG = System.getLogger(HttpRateLimiter.REFUSAL_LOGGER);
     private static final System.Logger OWN = System.getLogger(HttpRateLimiter.class.getName());
     private static final char[] HEX = "0123456789ABCDEF".toCharArray();
+    /** Each kind's word, made once: an entry keeps a reference, not a string of its own. */
+    private static final String[] OUTCOMES = Arrays.stream(PolicyDecision.Kind.values())
+            .map(k -> k.name().toLowerCase(Locale.ROOT).replace('_', '-')).toArray(String[]::new);
 
     /** An entry and its place in the sequence of refusals, so a reader puts a racing writer's entries in order. */
     private record Slot(long sequence, RefusedRequest request) {}
@@ -118,7 +122,7 @@ final class Refusals {
         Lease lease = d.lease();
         boolean known = lease != null && !lease.isDegraded();
         return new RefusedRequest.PolicyOutcome(d.policy().name(),
-                d.kind().name().toLowerCase(Locale.ROOT).replace('_', '-'), d.shadow(), d.partition(), d.permits(),
+                OUTCOMES[d.kind().ordinal()], d.shadow(), d.partition(), d.permits(),
                 known ? Responses.remaining(d) : -1, known ? lease.limit() : d.policy().spec().limit(),
                 known ? lease.resetAfter() : null,
                 known && !lease.isAcquired() ? lease.retryAfter().orElse(null) : null);
