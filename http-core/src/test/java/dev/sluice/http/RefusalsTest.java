@@ -186,6 +186,31 @@ final class RefusalsTest {
         assertEquals(9, lines.size(), "every refusal is still logged");
     }
 
+    /** A flood from many threads replaces entries: the trace never holds more than its bound, each entry once. */
+    @Test
+    void trace_floodFromManyThreads_staysAtItsBound() throws Exception {
+        logger.setLevel(Level.INFO);
+        HttpRateLimiter r = limiter(login().refusalTrace(5));
+        List<Thread> threads = new ArrayList<>();
+        for (int t = 0; t < 4; t++) {
+            String address = "192.0.2." + (10 + t);
+            Thread thread = new Thread(() -> {
+                for (int i = 0; i < 2_000; i++) {
+                    r.decide(Requests.of("GET", "/login").query("attempt=" + i).from(address));
+                }
+            });
+            thread.start();
+            threads.add(thread);
+        }
+        for (Thread t : threads) {
+            t.join();
+        }
+        List<RefusedRequest> trace = r.refusals();
+        assertEquals(5, trace.size());
+        assertEquals(5, trace.stream().distinct().count());
+        assertEquals(new PolicyStatistics(8, 7_992, 0, 0, 0, 0), r.statistics().get("login"));
+    }
+
     @Test
     void trace_zero_keepsNothing() {
         HttpRateLimiter r = limiter(login().refusalTrace(0));
