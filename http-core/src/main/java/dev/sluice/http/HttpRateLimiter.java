@@ -276,7 +276,7 @@ public final class HttpRateLimiter implements AutoCloseable {
             decided.add(decided(a.policy(), partition, permits, lease, failure));
         }
         List<PolicyDecision> settled = settled(decided).join();
-        refusals.explain(request, true, settled);
+        refusals.explain(request, true, null, settled);
         return answer(settled);
     }
 
@@ -290,7 +290,7 @@ public final class HttpRateLimiter implements AutoCloseable {
         if (applied.isEmpty()) {
             return CompletableFuture.completedFuture(HttpDecision.NOT_LIMITED);
         }
-        return walkAsync(applied, p -> partition(p, request), true, request, true);
+        return walkAsync(applied, p -> partition(p, request), true, request, true, null);
     }
 
     /**
@@ -301,8 +301,20 @@ public final class HttpRateLimiter implements AutoCloseable {
      * @throws IllegalArgumentException if a policy is not defined
      */
     public CompletableFuture<HttpDecision> decideAsync(HttpRequestView request, List<String> policies) {
+        return decideAsync(request, policies, null);
+    }
+
+    /**
+     * {@link #decideAsync(HttpRequestView, List)} for a request the server routed by {@code route} (a gateway
+     * route's id, say), which a refusal names as the route that matched ({@link #REFUSAL_LOGGER},
+     * {@link #refusals()}).
+     *
+     * @param route the server's route, or null
+     * @throws IllegalArgumentException if a policy is not defined
+     */
+    public CompletableFuture<HttpDecision> decideAsync(HttpRequestView request, List<String> policies, String route) {
         Objects.requireNonNull(request, "request");
-        return walkAsync(named(policies, 1), p -> partition(p, request), true, request, false);
+        return walkAsync(named(policies, 1), p -> partition(p, request), true, request, false, route);
     }
 
     /**
@@ -317,13 +329,26 @@ public final class HttpRateLimiter implements AutoCloseable {
      *     is not well-formed UTF-16
      */
     public CompletableFuture<HttpDecision> decideAsync(String identity, List<String> policies, long permits) {
+        return decideAsync(identity, policies, permits, null);
+    }
+
+    /**
+     * {@link #decideAsync(String, List, long)} for a request the server routed by {@code route} (a gateway route's
+     * id, say), which a refusal names as the route that matched ({@link #REFUSAL_LOGGER}, {@link #refusals()}).
+     *
+     * @param route the server's route, or null
+     * @throws IllegalArgumentException if a policy is not defined, {@code permits} is below 1 or {@code identity}
+     *     is not well-formed UTF-16
+     */
+    public CompletableFuture<HttpDecision> decideAsync(String identity, List<String> policies, long permits,
+            String route) {
         Objects.requireNonNull(identity, "identity");
         if (permits < 1) {
             throw new IllegalArgumentException("permits must be at least 1, was " + permits);
         }
         List<Routes.Applied> applied = named(policies, permits);
         String partition = partition(identity);
-        return walkAsync(applied, p -> partition, false, null, false);
+        return walkAsync(applied, p -> partition, false, null, false, route);
     }
 
     private List<Routes.Applied> named(List<String> policies, long permits) {
@@ -479,10 +504,11 @@ public final class HttpRateLimiter implements AutoCloseable {
      *     to end at the stop and answer with the stopping policy's alone, failing under {@code THROW}
      * @param request the request, for the refusal trace; null when the caller identified the client
      * @param routed true if the routes chose the policies, false if the caller named them
+     * @param route the caller's route, or null
      */
     private CompletableFuture<HttpDecision> walkAsync(List<Routes.Applied> applied,
             Function<RateLimitPolicy, String> partitions, boolean wholeRequest, HttpRequestView request,
-            boolean routed) {
+            boolean routed, String route) {
         CompletableFuture<HttpDecision> out = new CompletableFuture<>();
         AtomicReference<CompletableFuture<Lease>> inFlight = new AtomicReference<>();
         out.whenComplete((decision, failure) -> {
@@ -491,15 +517,15 @@ public final class HttpRateLimiter implements AutoCloseable {
                 pending.cancel(false); // leaves the limiter's queue; a grant still on its way goes back
             }
         });
-        Walk walk = new Walk(applied, partitions, wholeRequest, request, routed, out, inFlight);
+        Walk walk = new Walk(applied, partitions, wholeRequest, request, routed, route, out, inFlight);
         ask(walk, new ArrayList<>(applied.size()));
         return out;
     }
 
     /** What stays the same while one request's policies are asked one after another. */
     private record Walk(List<Routes.Applied> applied, Function<RateLimitPolicy, String> partitions,
-            boolean wholeRequest, HttpRequestView request, boolean routed, CompletableFuture<HttpDecision> out,
-            AtomicReference<CompletableFuture<Lease>> inFlight) {}
+            boolean wholeRequest, HttpRequestView request, boolean routed, String route,
+            CompletableFuture<HttpDecision> out, AtomicReference<CompletableFuture<Lease>> inFlight) {}
 
     private void ask(Walk walk, List<PolicyDecision> decided) {
         List<Routes.Applied> applied = walk.applied();
@@ -513,7 +539,7 @@ public final class HttpRateLimiter implements AutoCloseable {
             settled(decided).whenComplete((settled, never) -> {
                 try {
                     if (!out.isDone()) { // a caller that gave up got no answer to explain
-                        refusals.explain(walk.request(), walk.routed(), settled);
+                        refusals.explain(walk.request(), walk.routed(), walk.route(), settled);
                     }
                     deliver(out, settled, wholeRequest);
                 } catch (RuntimeException | Error e) {
@@ -647,7 +673,7 @@ public final class HttpRateLimiter implements AutoCloseable {
         } else {
             List<PolicyDecision> refused = List.of(new PolicyDecision(p, partition, lease, PolicyDecision.Kind.REFUSED,
                     false, permits, 0, null));
-            refusals.explain(null, false, refused);
+            refusals.explain(null, false, null, refused);
             Responses.tooManyRequests(answer, refused, config);
         }
         return HttpDecision.answer(answer);

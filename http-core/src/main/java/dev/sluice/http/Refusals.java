@@ -52,9 +52,10 @@ final class Refusals {
      * @param request the request, or null when the caller identified the client itself (a gateway's key resolver, a
      *     {@code @RateLimited} method)
      * @param routed true if this configuration's routes chose the policies, false if the caller named them
+     * @param route the route by which the caller named them (a gateway route's id), or null
      * @param decided every policy's answer, after refunds
      */
-    void explain(HttpRequestView request, boolean routed, List<PolicyDecision> decided) {
+    void explain(HttpRequestView request, boolean routed, String route, List<PolicyDecision> decided) {
         if (!anyRefused(decided)) {
             return;
         }
@@ -66,8 +67,10 @@ final class Refusals {
             String method = request == null ? null : shown(request.getMethod());
             String path = request == null ? null : shown(request.getPath());
             List<String> matched = new ArrayList<>(2);
-            if (routed && request != null) {
+            if (routed) {
                 routes.matching(request).forEach(r -> matched.add(r.pattern()));
+            } else if (route != null) {
+                matched.add(shown(route));
             }
             List<RefusedRequest.PolicyOutcome> outcomes = new ArrayList<>(decided.size());
             boolean refused = false;

@@ -14,8 +14,8 @@ import java.util.Objects;
  * @param time when the answer was made, by the system clock
  * @param method the request method, or null when the caller gave no request (a gateway's key resolver)
  * @param path the path without the query string, or null when the caller gave no request
- * @param routes the patterns of the routes that matched, most specific first; empty when the caller named the
- *     policies itself (a gateway route)
+ * @param routes the patterns of the routes ({@code sluice.routes}) that matched, most specific first; where the
+ *     server routed the request itself and named the policies, the route it named (a gateway route's id), or none
  * @param refused true if the request was refused (429); false if only shadow policies would have refused it
  * @param policies what each policy that ran decided, in the order they were asked
  */

@@ -269,16 +269,21 @@ final class RefusalsTest {
         assertEquals(9, t.policies().get(0).remaining(), "the grant given back");
     }
 
-    /** The Sluice gateway filter's form: the request, the policies its route named, no Sluice route. */
+    /** The Sluice gateway filter's form: the request, the policies its route named, that route. */
     @Test
-    void namedPoliciesForm_requestShown_noRoutes() {
+    void namedPoliciesForm_requestShown_theServersRoute() {
         HttpRateLimiter r = limiter(login());
         Requests request = Requests.of("GET", "/elsewhere");
         for (int i = 0; i < 3; i++) {
-            r.decideAsync(request, List.of("login")).join();
+            r.decideAsync(request, List.of("login"), "gateway-login").join();
         }
+        r.decideAsync(request, List.of("login")).join();
         assertEquals(List.of("FINE refused policy=login mode=enforced key=" + key(r, "192.0.2.1")
+                + " remaining=0 limit=2 reset=60.000s retry-after=60.000s method=GET path=/elsewhere"
+                + " routes=gateway-login", "FINE refused policy=login mode=enforced key=" + key(r, "192.0.2.1")
                 + " remaining=0 limit=2 reset=60.000s retry-after=60.000s method=GET path=/elsewhere routes=-"), lines);
+        assertEquals(List.of(), r.refusals().get(0).routes());
+        assertEquals(List.of("gateway-login"), r.refusals().get(1).routes());
     }
 
     @Test

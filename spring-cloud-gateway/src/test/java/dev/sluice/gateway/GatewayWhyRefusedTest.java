@@ -87,7 +87,7 @@ final class GatewayWhyRefusedTest {
         String key = rateLimiter().partition("ip:127.0.0.1");
         assertThat(output.getAll()).containsPattern(Pattern.compile("DEBUG .*dev\\.sluice\\.http\\.refusals .*"
                 + "refused policy=filtered mode=enforced key=" + key + " remaining=0 limit=2 reset=\\d+\\.\\d{3}s"
-                + " retry-after=\\d+\\.\\d{3}s method=GET path=/f/x routes=-"));
+                + " retry-after=\\d+\\.\\d{3}s method=GET path=/f/x routes=filtered"));
 
         List<Map<String, Object>> refusedBy = JsonPath.read(refused.body(), "$.refused-by");
         assertThat(refusedBy).hasSize(1);
@@ -97,7 +97,7 @@ final class GatewayWhyRefusedTest {
         RefusedRequest traced = latest("filtered");
         assertThat(traced.method()).isEqualTo("GET");
         assertThat(traced.path()).isEqualTo("/f/x");
-        assertThat(traced.routes()).isEmpty();
+        assertThat(traced.routes()).containsExactly("filtered");
         assertThat(traced.refused()).isTrue();
         assertThat(traced.policies()).extracting(RefusedRequest.PolicyOutcome::outcome).containsExactly("refused");
         assertThat(traced.policies().get(0).key()).isEqualTo(key);
@@ -114,10 +114,11 @@ final class GatewayWhyRefusedTest {
 
         String key = rateLimiter().partition("ip:127.0.0.1");
         assertThat(output.getAll()).containsPattern(Pattern.compile("refused policy=limited mode=enforced key=" + key
-                + " remaining=0 limit=2 reset=\\d+\\.\\d{3}s retry-after=\\d+\\.\\d{3}s method=- path=- routes=-"));
+                + " remaining=0 limit=2 reset=\\d+\\.\\d{3}s retry-after=\\d+\\.\\d{3}s method=- path=- routes=limited"));
 
         RefusedRequest traced = latest("limited");
         assertThat(traced.method()).isNull();
+        assertThat(traced.routes()).containsExactly("limited");
         assertThat(traced.refused()).isTrue();
         assertThat(traced.policies()).extracting(RefusedRequest.PolicyOutcome::outcome).containsExactly("refused");
         assertThat(traced.policies().get(0).remaining()).isZero();
