@@ -15,34 +15,37 @@ public final class HttpDecision {
     /** The content type of every problem body. */
     public static final String PROBLEM_CONTENT_TYPE = Responses.PROBLEM_JSON + ";charset=UTF-8";
 
-    static final HttpDecision NOT_LIMITED = new HttpDecision(false, 0, Map.of(), null, null, List.of());
+    static final HttpDecision NOT_LIMITED = new HttpDecision(false, 0, Map.of(), null, null, Map.of(), List.of());
 
     private final boolean limited;
     private final int status;
     private final List<Map.Entry<String, String>> headers;
     private final byte[] body;
     private final String detail;
+    private final Map<String, Object> extensions;
     private final List<Lease> held;
     private final AtomicBoolean released = new AtomicBoolean();
 
     private HttpDecision(boolean limited, int status, Map<String, String> headers, byte[] body, String detail,
-            List<Lease> held) {
+            Map<String, Object> extensions, List<Lease> held) {
         this.limited = limited;
         this.status = status;
         this.headers = headers.entrySet().stream().map(e -> Map.entry(e.getKey(), e.getValue())).toList();
         this.body = body;
         this.detail = detail;
+        this.extensions = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(extensions));
         this.held = List.copyOf(held);
     }
 
     /** A request that proceeds with the headers of {@code answer}, holding {@code held} while it runs. */
     static HttpDecision proceed(Responses.Answer answer, List<Lease> held) {
-        return new HttpDecision(true, 0, answer.headers, null, null, held);
+        return new HttpDecision(true, 0, answer.headers, null, null, Map.of(), held);
     }
 
     /** A request answered at once with {@code answer}. */
     static HttpDecision answer(Responses.Answer answer) {
-        return new HttpDecision(true, answer.status, answer.headers, answer.body, answer.detail, List.of());
+        return new HttpDecision(true, answer.status, answer.headers, answer.body, answer.detail, answer.extensions,
+                List.of());
     }
 
     /** True if some policy applied to the request; false if no route matched it (nothing is to be added). */
@@ -78,6 +81,15 @@ public final class HttpDecision {
     /** The problem body's {@code detail}, e.g. which policies refused and when to retry; empty when the request proceeds. */
     public String detail() {
         return detail == null ? "" : detail;
+    }
+
+    /**
+     * The problem body's members beyond RFC 9457's and {@code violated-policies}, in the body's order, for a server
+     * that writes the problem itself (Spring's {@code ProblemDetail}): {@code refused-by} when
+     * {@link HttpRateLimiterConfig#problemDecisions()} is on, a list of maps of strings and numbers; empty otherwise.
+     */
+    public Map<String, Object> problemExtensions() {
+        return extensions;
     }
 
     /** The concurrency leases the request holds while it runs; release them with {@link #release()}. */

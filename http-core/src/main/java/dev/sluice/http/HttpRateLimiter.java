@@ -60,6 +60,11 @@ import java.util.function.Predicate;
  * {@link DecisionResult#SHADOW_REFUSED} to its options' listeners, so {@code SluiceMetrics} tags them
  * {@code result=shadow_refused}). It does not change what the other policies are charged.
  *
+ * <p>Every refusal says why, without the client's identity: one {@code DEBUG} line per refusing policy on
+ * {@link #REFUSAL_LOGGER}, the latest refused requests in {@link #refusals()} (bounded by
+ * {@link HttpRateLimiterConfig#refusalTrace()}), and, when {@link HttpRateLimiterConfig#problemDecisions()} is on,
+ * {@code refused-by} in the 429 problem body; each names the policy and the hash its key was counted under.
+ *
  * <p>A concurrency policy's lease is in {@link HttpDecision#heldLeases()}: the adapter holds it while the
  * request runs and releases it when the request ends, however it ends.
  *
@@ -71,12 +76,20 @@ import java.util.function.Predicate;
  * {@link RateLimiters}.
  */
 public final class HttpRateLimiter implements AutoCloseable {
+    /**
+     * The logger that tells, at {@code DEBUG}, why each request was refused: one line per refusing policy (in
+     * shadow mode too) with the policy, the hash of the client identity it counted, remaining, limit, reset,
+     * retry-after, the method, the path and the routes that matched. Off, it costs a refusal one level check.
+     */
+    public static final String REFUSAL_LOGGER = "dev.sluice.http.refusals";
+
     private static final System.Logger LOG = System.getLogger(HttpRateLimiter.class.getName());
 
     private final HttpRateLimiterConfig config;
     private final Routes routes;
     private final Map<String, PartitionedRateLimiter<String>> limiters;
     private final Map<String, Counters> counters;
+    private final Refusals refusals;
     /** The policies this instance decides by route; null for all of them. */
     private final Predicate<String> routed;
 
@@ -103,6 +116,7 @@ public final class HttpRateLimiter implements AutoCloseable {
         }
         this.limiters = Collections.unmodifiableMap(created);
         this.counters = Collections.unmodifiableMap(counted);
+        this.refusals = new Refusals(routes, config.refusalTrace());
         this.routed = null;
         try {
             checkIdentityKeys(limiters, config);
@@ -157,6 +171,7 @@ public final class HttpRateLimiter implements AutoCloseable {
         this.routes = whole.routes;
         this.limiters = whole.limiters;
         this.counters = whole.counters;
+        this.refusals = whole.refusals;
         this.routed = routed;
     }
 
@@ -224,6 +239,15 @@ public final class HttpRateLimiter implements AutoCloseable {
     }
 
     /**
+     * The latest requests a policy refused, newest first, at most {@link HttpRateLimiterConfig#refusalTrace()} of
+     * them: the routes that matched and what every policy that ran decided, identities hashed. Requests only a
+     * shadow policy refused are among them, marked as not refused. Shared by every {@link #restrictedTo} view.
+     */
+    public List<RefusedRequest> refusals() {
+        return refusals.recent();
+    }
+
+    /**
      * Decides a request with {@code tryAcquire}, on the calling thread: returns once the store (or the failure
      * mode) has answered, and on a refusal once the earlier grants are given back.
      */
@@ -251,7 +275,9 @@ public final class HttpRateLimiter implements AutoCloseable {
             }
             decided.add(decided(a.policy(), partition, permits, lease, failure));
         }
-        return answer(settled(decided).join());
+        List<PolicyDecision> settled = settled(decided).join();
+        refusals.explain(request, true, null, settled);
+        return answer(settled);
     }
 
     /**
@@ -264,7 +290,7 @@ public final class HttpRateLimiter implements AutoCloseable {
         if (applied.isEmpty()) {
             return CompletableFuture.completedFuture(HttpDecision.NOT_LIMITED);
         }
-        return walkAsync(applied, p -> partition(p, request), true);
+        return walkAsync(applied, p -> partition(p, request), true, request, true, null);
     }
 
     /**
@@ -275,8 +301,20 @@ public final class HttpRateLimiter implements AutoCloseable {
      * @throws IllegalArgumentException if a policy is not defined
      */
     public CompletableFuture<HttpDecision> decideAsync(HttpRequestView request, List<String> policies) {
+        return decideAsync(request, policies, null);
+    }
+
+    /**
+     * {@link #decideAsync(HttpRequestView, List)} for a request the server routed by {@code route} (a gateway
+     * route's id, say), which a refusal names as the route that matched ({@link #REFUSAL_LOGGER},
+     * {@link #refusals()}).
+     *
+     * @param route the server's route, or null
+     * @throws IllegalArgumentException if a policy is not defined
+     */
+    public CompletableFuture<HttpDecision> decideAsync(HttpRequestView request, List<String> policies, String route) {
         Objects.requireNonNull(request, "request");
-        return walkAsync(named(policies, 1), p -> partition(p, request), true);
+        return walkAsync(named(policies, 1), p -> partition(p, request), true, request, false, route);
     }
 
     /**
@@ -291,13 +329,26 @@ public final class HttpRateLimiter implements AutoCloseable {
      *     is not well-formed UTF-16
      */
     public CompletableFuture<HttpDecision> decideAsync(String identity, List<String> policies, long permits) {
+        return decideAsync(identity, policies, permits, null);
+    }
+
+    /**
+     * {@link #decideAsync(String, List, long)} for a request the server routed by {@code route} (a gateway route's
+     * id, say), which a refusal names as the route that matched ({@link #REFUSAL_LOGGER}, {@link #refusals()}).
+     *
+     * @param route the server's route, or null
+     * @throws IllegalArgumentException if a policy is not defined, {@code permits} is below 1 or {@code identity}
+     *     is not well-formed UTF-16
+     */
+    public CompletableFuture<HttpDecision> decideAsync(String identity, List<String> policies, long permits,
+            String route) {
         Objects.requireNonNull(identity, "identity");
         if (permits < 1) {
             throw new IllegalArgumentException("permits must be at least 1, was " + permits);
         }
         List<Routes.Applied> applied = named(policies, permits);
         String partition = partition(identity);
-        return walkAsync(applied, p -> partition, false);
+        return walkAsync(applied, p -> partition, false, null, false, route);
     }
 
     private List<Routes.Applied> named(List<String> policies, long permits) {
@@ -470,9 +521,13 @@ public final class HttpRateLimiter implements AutoCloseable {
      *
      * @param wholeRequest true to probe the policies after a stop and answer with every policy's headers; false
      *     to end at the stop and answer with the stopping policy's alone, failing under {@code THROW}
+     * @param request the request, for the refusal trace; null when the caller identified the client
+     * @param routed true if the routes chose the policies, false if the caller named them
+     * @param route the caller's route, or null
      */
     private CompletableFuture<HttpDecision> walkAsync(List<Routes.Applied> applied,
-            Function<RateLimitPolicy, String> partitions, boolean wholeRequest) {
+            Function<RateLimitPolicy, String> partitions, boolean wholeRequest, HttpRequestView request,
+            boolean routed, String route) {
         CompletableFuture<HttpDecision> out = new CompletableFuture<>();
         AtomicReference<CompletableFuture<Lease>> inFlight = new AtomicReference<>();
         out.whenComplete((decision, failure) -> {
@@ -481,18 +536,30 @@ public final class HttpRateLimiter implements AutoCloseable {
                 pending.cancel(false); // leaves the limiter's queue; a grant still on its way goes back
             }
         });
-        ask(applied, new ArrayList<>(applied.size()), partitions, wholeRequest, out, inFlight);
+        Walk walk = new Walk(applied, partitions, wholeRequest, request, routed, route, out, inFlight);
+        ask(walk, new ArrayList<>(applied.size()));
         return out;
     }
 
-    private void ask(List<Routes.Applied> applied, List<PolicyDecision> decided,
-            Function<RateLimitPolicy, String> partitions, boolean wholeRequest, CompletableFuture<HttpDecision> out,
-            AtomicReference<CompletableFuture<Lease>> inFlight) {
+    /** What stays the same while one request's policies are asked one after another. */
+    private record Walk(List<Routes.Applied> applied, Function<RateLimitPolicy, String> partitions,
+            boolean wholeRequest, HttpRequestView request, boolean routed, String route,
+            CompletableFuture<HttpDecision> out, AtomicReference<CompletableFuture<Lease>> inFlight) {}
+
+    private void ask(Walk walk, List<PolicyDecision> decided) {
+        List<Routes.Applied> applied = walk.applied();
+        Function<RateLimitPolicy, String> partitions = walk.partitions();
+        boolean wholeRequest = walk.wholeRequest();
+        CompletableFuture<HttpDecision> out = walk.out();
+        AtomicReference<CompletableFuture<Lease>> inFlight = walk.inFlight();
         int index = decided.size();
         boolean stopped = index > 0 && stops(decided.get(index - 1)) && !wholeRequest;
         if (index == applied.size() || stopped) {
             settled(decided).whenComplete((settled, never) -> {
                 try {
+                    if (!out.isDone()) { // a caller that gave up got no answer to explain
+                        refusals.explain(walk.request(), walk.routed(), walk.route(), settled);
+                    }
                     deliver(out, settled, wholeRequest);
                 } catch (RuntimeException | Error e) {
                     refundGrants(settled);
@@ -534,7 +601,7 @@ public final class HttpRateLimiter implements AutoCloseable {
             }
             try {
                 decided.add(decided(a.policy(), partition, permits, lease, error == null ? null : unwrap(error)));
-                ask(applied, decided, partitions, wholeRequest, out, inFlight);
+                ask(walk, decided);
             } catch (RuntimeException | Error e) { // in a callback, an unseen throwable would leave out pending
                 refundGrants(decided);
                 out.completeExceptionally(e);
@@ -602,7 +669,8 @@ public final class HttpRateLimiter implements AutoCloseable {
      * refusal decided elsewhere (such as a method-level limit): 429, the policy's headers, {@code Retry-After}
      * and the same problem body; or, when the lease is degraded (the store could not decide and failure mode
      * {@code DENY} refused), 503 with the temporary-reduced-capacity body, since that refusal is not about
-     * quota.
+     * quota. A 429 is logged on {@link #REFUSAL_LOGGER} and kept in {@link #refusals()} as the filters' are, with no
+     * method, path or route.
      *
      * @param partition the hex SHA-256 of the identity the permits were asked under
      * @param permits the permits that were asked for
@@ -622,8 +690,10 @@ public final class HttpRateLimiter implements AutoCloseable {
             Responses.unavailable(answer, List.of(new PolicyDecision(p, partition, lease, PolicyDecision.Kind.DEGRADED, false,
                     permits, 0, null)), config);
         } else {
-            Responses.tooManyRequests(answer, List.of(new PolicyDecision(p, partition, lease, PolicyDecision.Kind.REFUSED,
-                    false, permits, 0, null)), config);
+            List<PolicyDecision> refused = List.of(new PolicyDecision(p, partition, lease, PolicyDecision.Kind.REFUSED,
+                    false, permits, 0, null));
+            refusals.explain(null, false, null, refused);
+            Responses.tooManyRequests(answer, refused, config);
         }
         return HttpDecision.answer(answer);
     }

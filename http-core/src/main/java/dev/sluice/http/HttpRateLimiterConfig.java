@@ -49,6 +49,12 @@ public final class HttpRateLimiterConfig {
     /** The problem type of a 429 answer by default: draft-ietf-httpapi-ratelimit-headers' quota-exceeded. */
     public static final URI QUOTA_EXCEEDED = URI.create("https://iana.org/assignments/http-problem-types#quota-exceeded");
 
+    /** How many refused requests {@link HttpRateLimiter#refusals()} keeps by default. */
+    public static final int DEFAULT_REFUSAL_TRACE = 100;
+
+    /** The most refused requests {@link HttpRateLimiter#refusals()} can keep. */
+    public static final int MAX_REFUSAL_TRACE = 100_000;
+
     /** The problem type of a 503 answer: draft-ietf-httpapi-ratelimit-headers' temporary-reduced-capacity. */
     public static final URI TEMPORARY_REDUCED_CAPACITY =
             URI.create("https://iana.org/assignments/http-problem-types#temporary-reduced-capacity");
@@ -66,6 +72,8 @@ public final class HttpRateLimiterConfig {
     private final boolean partitionKeys;
     private final boolean legacyHeaders;
     private final URI problemType;
+    private final boolean problemDecisions;
+    private final int refusalTrace;
     private final Capacity capacity;
     private final IdentityKeys identityKeys;
 
@@ -88,6 +96,8 @@ public final class HttpRateLimiterConfig {
         this.partitionKeys = b.partitionKeys;
         this.legacyHeaders = b.legacyHeaders;
         this.problemType = b.problemType;
+        this.problemDecisions = b.problemDecisions;
+        this.refusalTrace = b.refusalTrace;
         this.capacity = b.capacity;
         this.identityKeys = b.identityKeys;
     }
@@ -161,6 +171,15 @@ public final class HttpRateLimiterConfig {
     /** The {@code type} member of 429 problem bodies. */
     public URI problemType() { return problemType; }
 
+    /**
+     * True if 429 problem bodies carry {@code refused-by}: each refusing policy's name, key hash, remaining, limit,
+     * reset and retry-after (see {@link Builder#problemDecisions(boolean)}).
+     */
+    public boolean problemDecisions() { return problemDecisions; }
+
+    /** How many refused requests {@link HttpRateLimiter#refusals()} keeps; 0 keeps none. */
+    public int refusalTrace() { return refusalTrace; }
+
     /** The bound of the store to create the limiters on (default {@link Capacity#defaults()}). */
     public Capacity capacity() { return capacity; }
 
@@ -218,7 +237,8 @@ public final class HttpRateLimiterConfig {
         return "HttpRateLimiterConfig[policies=" + policies.keySet() + ", routes=" + routes + ", trustedProxies="
                 + trustedProxies + ", ipv6Prefix=" + ipv6Prefix + ", strictMatching=" + strictMatching + ", shadow="
                 + shadow + ", headers=" + headers + ", partitionKeys=" + partitionKeys + ", legacyHeaders="
-                + legacyHeaders + ", identitiesKeyed=" + identityKeys.keyed() + "]";
+                + legacyHeaders + ", problemDecisions=" + problemDecisions + ", refusalTrace=" + refusalTrace
+                + ", identitiesKeyed=" + identityKeys.keyed() + "]";
     }
 
     /** Builds a {@link HttpRateLimiterConfig}. Not thread-safe. */
@@ -235,6 +255,8 @@ public final class HttpRateLimiterConfig {
         private boolean partitionKeys;
         private boolean legacyHeaders;
         private URI problemType = QUOTA_EXCEEDED;
+        private boolean problemDecisions;
+        private int refusalTrace = DEFAULT_REFUSAL_TRACE;
         private Capacity capacity = Capacity.defaults();
         private final List<DecisionListener> listeners = new ArrayList<>();
         private String identitySecretProperty;
@@ -380,6 +402,34 @@ public final class HttpRateLimiterConfig {
         /** The {@code type} member of 429 problem bodies; default {@link #QUOTA_EXCEEDED}. */
         public Builder problemType(URI type) {
             this.problemType = Objects.requireNonNull(type, "type");
+            return this;
+        }
+
+        /**
+         * Add {@code refused-by} to 429 problem bodies: for each refusing policy its name, the hex hash of the client
+         * identity it counted (never the identity), and its remaining, limit, reset and retry-after; default false.
+         * It tells a client which policy and key it hit, and lets whoever guesses an identity confirm its hash,
+         * which is why it is off by default.
+         */
+        public Builder problemDecisions(boolean enabled) {
+            this.problemDecisions = enabled;
+            return this;
+        }
+
+        /**
+         * How many of the latest refused requests {@link HttpRateLimiter#refusals()} keeps, each with the routes that
+         * matched and what every policy decided; default {@value HttpRateLimiterConfig#DEFAULT_REFUSAL_TRACE}, 0 keeps
+         * none and records nothing.
+         *
+         * @throws IllegalArgumentException if {@code requests} is negative or above
+         *     {@value HttpRateLimiterConfig#MAX_REFUSAL_TRACE}
+         */
+        public Builder refusalTrace(int requests) {
+            if (requests < 0 || requests > MAX_REFUSAL_TRACE) {
+                throw new IllegalArgumentException("refusal trace must be between 0 and " + MAX_REFUSAL_TRACE
+                        + " requests, was " + requests);
+            }
+            this.refusalTrace = requests;
             return this;
         }
 

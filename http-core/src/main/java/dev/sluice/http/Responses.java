@@ -17,7 +17,10 @@ import java.util.Map;
  * Writes the rate-limit answer of a request: the {@code RateLimit-Policy} and {@code RateLimit} fields
  * of draft-ietf-httpapi-ratelimit-headers-10, one item per policy that applied, the optional legacy trio,
  * {@code Retry-After}, and RFC 9457 problem bodies with the draft's problem types and its one extension
- * member, {@code violated-policies}.
+ * member, {@code violated-policies}; and, where the configuration asks for it
+ * ({@link HttpRateLimiterConfig#problemDecisions()}), {@code refused-by}: for each refusing policy its name, the
+ * hex hash of the client identity it counted ({@code key}, never the identity), {@code remaining}, {@code limit},
+ * {@code reset} (seconds until its budget is whole again) and {@code retry-after}, both rounded up.
  *
  * <p>Every number of seconds is rounded up, so a client that waits as told is never early.
  *
@@ -240,7 +243,28 @@ final class Responses {
         String detail = (violated.size() == 1 ? "The rate limit of policy " + quoted(violated) + " is exhausted"
                 : "The rate limits of policies " + quoted(violated) + " are exhausted")
                 + "; retry after " + retryAfter + (retryAfter == 1 ? " second." : " seconds.");
+        if (cfg.problemDecisions()) {
+            response.extensions.put("refused-by", refusedBy(decisions));
+        }
         problem(response, cfg.problemType(), 429, "Too Many Requests", detail, violated);
+    }
+
+    /** The {@code refused-by} member: each refusing policy's name, key hash and numbers (see the class comment). */
+    private static List<Map<String, Object>> refusedBy(List<PolicyDecision> decisions) {
+        List<Map<String, Object>> refused = new ArrayList<>();
+        for (PolicyDecision d : decisions) {
+            if (d.refuses()) {
+                Map<String, Object> member = new LinkedHashMap<>();
+                member.put("policy", d.policy().name());
+                member.put("key", d.partition());
+                member.put("remaining", remaining(d));
+                member.put("limit", d.lease().limit());
+                member.put("reset", ceilSeconds(d.lease().resetAfter()));
+                member.put("retry-after", retryAfterSeconds(d.lease()));
+                refused.add(java.util.Collections.unmodifiableMap(member));
+            }
+        }
+        return List.copyOf(refused);
     }
 
     /**
@@ -277,17 +301,26 @@ final class Responses {
         return String.join(", ", q);
     }
 
-    /** The problem body: RFC 9457 members and the draft's {@code violated-policies}, nothing else. */
+    /**
+     * The problem body: RFC 9457 members, the draft's {@code violated-policies}, and the answer's extensions
+     * (nothing else unless the configuration asked for them).
+     */
     private static void problem(Answer response, URI type, int status, String title, String detail,
             List<String> violated) {
         StringBuilder policies = new StringBuilder("[");
         for (String name : violated) {
             policies.append(policies.length() > 1 ? "," : "").append(json(name));
         }
-        String body = "{\"type\":" + json(type.toString()) + ",\"title\":" + json(title) + ",\"status\":" + status
-                + ",\"detail\":" + json(detail) + ",\"violated-policies\":" + policies.append(']') + "}";
+        StringBuilder body = new StringBuilder("{\"type\":").append(json(type.toString())).append(",\"title\":")
+                .append(json(title)).append(",\"status\":").append(status).append(",\"detail\":").append(json(detail))
+                .append(",\"violated-policies\":").append(policies.append(']'));
+        response.extensions.forEach((name, value) -> {
+            body.append(',').append(json(name)).append(':');
+            jsonValue(body, value);
+        });
+        body.append('}');
         response.setHeader("Cache-Control", "no-store");
-        response.body = body.getBytes(StandardCharsets.UTF_8);
+        response.body = body.toString().getBytes(StandardCharsets.UTF_8);
         response.detail = detail;
     }
 
@@ -300,6 +333,8 @@ final class Responses {
         final Map<String, String> headers = new LinkedHashMap<>();
         byte[] body;
         String detail;
+        /** Problem members beyond RFC 9457's and {@code violated-policies}, in order; values are JSON-shaped. */
+        final Map<String, Object> extensions = new LinkedHashMap<>();
 
         void setStatus(int status) {
             this.status = status;
@@ -307,6 +342,33 @@ final class Responses {
 
         void setHeader(String name, String value) {
             headers.put(name, value);
+        }
+    }
+
+    /** Appends a string, a number, a boolean, a list or a map of these as JSON. */
+    private static void jsonValue(StringBuilder sb, Object value) {
+        if (value instanceof String text) {
+            sb.append(json(text));
+        } else if (value instanceof Number || value instanceof Boolean) {
+            sb.append(value);
+        } else if (value instanceof List<?> list) {
+            sb.append('[');
+            for (int i = 0; i < list.size(); i++) {
+                sb.append(i > 0 ? "," : "");
+                jsonValue(sb, list.get(i));
+            }
+            sb.append(']');
+        } else if (value instanceof Map<?, ?> map) {
+            sb.append('{');
+            boolean first = true;
+            for (Map.Entry<?, ?> e : map.entrySet()) {
+                sb.append(first ? "" : ",").append(json(String.valueOf(e.getKey()))).append(':');
+                jsonValue(sb, e.getValue());
+                first = false;
+            }
+            sb.append('}');
+        } else {
+            throw new IllegalArgumentException("not a JSON value: " + value);
         }
     }
 

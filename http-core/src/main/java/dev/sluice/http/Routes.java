@@ -70,10 +70,10 @@ final class Routes {
         String compared = strict ? path : Paths.canonical(path);
         List<Applied> applied = List.of();
         for (int i = 0; i < routes.size(); i++) {
-            Route r = routes.get(i);
-            if (!matchesMethod(r, methods) || !matchesPath(r, compared, bases.get(i), strict)) {
+            if (!matches(i, methods, compared)) {
                 continue;
             }
+            Route r = routes.get(i);
             for (String name : r.policies()) {
                 if (applied.stream().noneMatch(a -> a.policy().name().equals(name))) {
                     if (applied.isEmpty()) {
@@ -84,6 +84,28 @@ final class Routes {
             }
         }
         return applied;
+    }
+
+    /** Every route that matches {@code request}, most specific first, whether or not its policies were decided. */
+    List<Route> matching(HttpRequestView request) {
+        if (routes.isEmpty()) {
+            return List.of();
+        }
+        Set<String> methods = methods(request, strict, overridesMatter);
+        String path = request.getPath();
+        String compared = strict ? path : Paths.canonical(path);
+        List<Route> matched = new ArrayList<>(2);
+        for (int i = 0; i < routes.size(); i++) {
+            if (matches(i, methods, compared)) {
+                matched.add(routes.get(i));
+            }
+        }
+        return matched;
+    }
+
+    private boolean matches(int route, Set<String> methods, String compared) {
+        Route r = routes.get(route);
+        return matchesMethod(r, methods) && matchesPath(r, compared, bases.get(route), strict);
     }
 
     /** True if {@code route} names no method, or one of {@code requestMethods} (upper case). */

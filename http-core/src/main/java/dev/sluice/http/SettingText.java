@@ -154,6 +154,7 @@ public final class SettingText {
                 "max-retries", new long[] {0, 10},
                 "cost", new long[] {1, LimitSpec.MAX_LIMIT},
                 "ipv6-prefix", new long[] {1, 128},
+                "refused-requests", new long[] {0, HttpRateLimiterConfig.MAX_REFUSAL_TRACE},
                 "max-keys", new long[] {1, Capacity.MAX_KEYS},
                 "max-bytes", new long[] {Capacity.ESTIMATED_BYTES_PER_KEY,
                     Capacity.MAX_KEYS * Capacity.ESTIMATED_BYTES_PER_KEY},

@@ -89,6 +89,8 @@ final class SettingsRules {
                     + " about:blank");
         }
         builder.problemType(s.getProblem().getType());
+        builder.problemDecisions(s.getProblem().isDecisions());
+        builder.refusalTrace((int) range(PREFIX + "trace.refused-requests", s.getTrace().getRefusedRequests()));
         if (s.getCapacity().anySet()) {
             builder.capacity(capacity(s.getCapacity()));
         }

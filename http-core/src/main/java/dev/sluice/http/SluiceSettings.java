@@ -46,6 +46,8 @@ public class SluiceSettings {
      * policy and the key hash); reads of a key are always offered.
      */
     private boolean resetEnabled = false;
+    /** The trace of recently refused requests. */
+    private TraceSettings trace = new TraceSettings();
 
     /** Nothing set: every default. */
     public SluiceSettings() {}
@@ -68,6 +70,8 @@ public class SluiceSettings {
     public void setCapacity(CapacitySettings capacity) { this.capacity = capacity; }
     public boolean isResetEnabled() { return resetEnabled; }
     public void setResetEnabled(boolean resetEnabled) { this.resetEnabled = resetEnabled; }
+    public TraceSettings getTrace() { return trace; }
+    public void setTrace(TraceSettings trace) { this.trace = trace; }
 
     /**
      * Refuses {@code value}, as written for {@code property}, with the properties reader's own message if the
@@ -284,12 +288,36 @@ public class SluiceSettings {
     public static class ProblemSettings {
         /** The type URI of 429 problem bodies (default the quota-exceeded type of the RateLimit headers draft). */
         private URI type = HttpRateLimiterConfig.QUOTA_EXCEEDED;
+        /**
+         * Add refused-by to 429 problem bodies: each refusing policy, the hash of the client identity it counted,
+         * remaining, limit, reset and retry-after. It tells clients which policy and key they hit.
+         */
+        private boolean decisions = false;
 
         /** The default type. */
         public ProblemSettings() {}
 
         public URI getType() { return type; }
         public void setType(URI type) { this.type = type; }
+        public boolean isDecisions() { return decisions; }
+        public void setDecisions(boolean decisions) { this.decisions = decisions; }
+    }
+
+    /** The trace of recently refused requests. */
+    @ConfigurationPropertiesSource
+    @SuppressWarnings("exports")
+    public static class TraceSettings {
+        /**
+         * How many of the latest refused requests are kept, with the routes that matched and what each policy
+         * decided (0 to 100000; 0 keeps none).
+         */
+        private int refusedRequests = HttpRateLimiterConfig.DEFAULT_REFUSAL_TRACE;
+
+        /** The default size. */
+        public TraceSettings() {}
+
+        public int getRefusedRequests() { return refusedRequests; }
+        public void setRefusedRequests(int refusedRequests) { this.refusedRequests = refusedRequests; }
     }
 
     /** The store's bound: at most one of max-keys, max-bytes and heap-percent (default a quarter of the heap). */

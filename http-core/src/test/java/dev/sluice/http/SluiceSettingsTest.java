@@ -131,6 +131,7 @@ final class SluiceSettingsTest {
         all.addAll(PropertiesReader.settings(RouteSettings.class).keySet());
         all.addAll(PropertiesReader.settings(SluiceSettings.ClientSettings.class).keySet());
         all.addAll(PropertiesReader.settings(SluiceSettings.CapacitySettings.class).keySet());
+        all.addAll(PropertiesReader.settings(SluiceSettings.TraceSettings.class).keySet());
         assertTrue(all.containsAll(SettingText.RANGES.keySet()), SettingText.RANGES.keySet().toString());
     }
 }

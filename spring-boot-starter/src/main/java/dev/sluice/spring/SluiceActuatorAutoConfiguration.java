@@ -17,7 +17,8 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.core.type.AnnotatedTypeMetadata;
 
 /**
- * The Actuator endpoint {@code ratelimits} (when available: enabled and exposed) and the health indicator
+ * The Actuator endpoints {@code ratelimits} and {@code ratelimitrefusals} (each when available: enabled and
+ * exposed) and the health indicator
  * {@code sluice} (unless {@code management.health.sluice.enabled=false}).
  */
 @AutoConfiguration(after = SluiceAutoConfiguration.class)
@@ -46,6 +47,13 @@ public class SluiceActuatorAutoConfiguration {
                 RateLimiters limiters, ObjectProvider<ProtectionReport> report) {
             return new ResettableRateLimitsEndpoint(rateLimiter, SluiceRateLimiters.backendOf(limiters),
                     report.getIfAvailable());
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        @ConditionalOnAvailableEndpoint
+        RateLimitRefusalsEndpoint sluiceRateLimitRefusalsEndpoint(HttpRateLimiter rateLimiter) {
+            return new RateLimitRefusalsEndpoint(rateLimiter);
         }
     }
 

@@ -99,7 +99,15 @@ public final class SluiceWebFilter implements WebFilter, Ordered {
      * itself, such as a gateway) and answers as {@link #filter(ServerWebExchange, WebFilterChain)} does.
      */
     public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain, List<String> policies) {
-        return view(exchange).flatMap(view -> decided(rateLimiter.decideAsync(view, policies)))
+        return filter(exchange, chain, policies, null);
+    }
+
+    /**
+     * {@link #filter(ServerWebExchange, WebFilterChain, List)} for an exchange the server routed by {@code route} (a
+     * gateway route's id), which a refusal names as the route that matched; null for none.
+     */
+    public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain, List<String> policies, String route) {
+        return view(exchange).flatMap(view -> decided(rateLimiter.decideAsync(view, policies, route)))
                 .flatMap(decision -> answer(decision, exchange, chain));
     }
 

@@ -41,6 +41,7 @@ final class WebRefusals {
         problem.setType(problemType);
         problem.setTitle(status.getReasonPhrase());
         problem.setProperty("violated-policies", List.of(policy)); // the draft's one member; Retry-After says when
+        answer.problemExtensions().forEach(problem::setProperty); // refused-by, where the user asked for it
         return problem;
     }
 

@@ -64,7 +64,10 @@ class InvalidPropertiesTest {
                 "sluice.shadow=maybe",
                 "sluice.strict-matching=flase",
                 "sluice.headers.enabled=2",
-                "sluice.problem.type=not a uri");
+                "sluice.problem.type=not a uri",
+                "sluice.problem.decisions=sometimes",
+                "sluice.trace.refused-requests=-1",
+                "sluice.trace.refused-requests=100001");
     }
 
     @ParameterizedTest

@@ -87,6 +87,8 @@ class SettingsBindingTest {
             "sluice.headers.partition-key=true",
             "sluice.headers.legacy=true",
             "sluice.problem.type=https://example.com/problems/rate-limited",
+            "sluice.problem.decisions=true",
+            "sluice.trace.refused-requests=7",
             "sluice.capacity.max-keys=5000",
             "sluice.capacity.policy=refuse-new-keys",
             "sluice.capacity.overflow-cells=64");
@@ -118,6 +120,8 @@ class SettingsBindingTest {
         assertThat(read.ipv6Prefix()).isEqualTo(56);
         assertThat(read.headers()).isFalse();
         assertThat(read.partitionKeys()).isTrue();
+        assertThat(read.problemDecisions()).isTrue();
+        assertThat(read.refusalTrace()).isEqualTo(7);
     }
 
     /** Boot's own spellings (indexed lists, camel case, ISO and simple durations swapped) bind to the same. */
@@ -133,6 +137,7 @@ class SettingsBindingTest {
                 case "sluice.policies.sw.window=PT1M" -> "sluice.policies.sw.window=1m";
                 case "sluice.policies.api.permit-limit=100" -> "sluice.policies.api.permitLimit=100";
                 case "sluice.headers.partition-key=true" -> "sluice.headers.partitionKey=true";
+                case "sluice.trace.refused-requests=7" -> "sluice.trace.refusedRequests=7";
                 default -> a;
             });
         }

@@ -46,12 +46,18 @@ class WiringTest {
     void actuatorBeans_followBootsEndpointAndHealthConditions() {
         runner.run(context -> {
             assertThat(context).doesNotHaveBean(RateLimitsEndpoint.class); // not exposed
+            assertThat(context).doesNotHaveBean(RateLimitRefusalsEndpoint.class);
             assertThat(context).hasSingleBean(SluiceHealthIndicator.class);
         });
         runner.withPropertyValues("management.endpoints.web.exposure.include=ratelimits",
                 "management.health.sluice.enabled=false").run(context -> {
             assertThat(context).hasSingleBean(RateLimitsEndpoint.class);
+            assertThat(context).doesNotHaveBean(RateLimitRefusalsEndpoint.class); // exposed apart
             assertThat(context).doesNotHaveBean(SluiceHealthIndicator.class);
+        });
+        runner.withPropertyValues("management.endpoints.web.exposure.include=ratelimitrefusals").run(context -> {
+            assertThat(context).hasSingleBean(RateLimitRefusalsEndpoint.class);
+            assertThat(context).doesNotHaveBean(RateLimitsEndpoint.class);
         });
     }
 

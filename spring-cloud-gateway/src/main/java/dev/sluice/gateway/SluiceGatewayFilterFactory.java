@@ -96,7 +96,7 @@ public class SluiceGatewayFilterFactory extends AbstractGatewayFilterFactory<Slu
                     return chain.filter(exchange);
                 }
             }
-            return decider.filter(exchange, chain::filter, own);
+            return decider.filter(exchange, chain::filter, own, config.getRouteId());
         };
     }
 

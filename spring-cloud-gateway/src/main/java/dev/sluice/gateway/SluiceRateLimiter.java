@@ -81,7 +81,7 @@ public class SluiceRateLimiter extends AbstractRateLimiter<SluiceRateLimiter.Con
             return Mono.error(e);
         }
         long permits = config.getPermits();
-        return Mono.fromFuture(() -> rateLimiter.decideAsync(id, policies, permits)).map(decision -> {
+        return Mono.fromFuture(() -> rateLimiter.decideAsync(id, policies, permits, routeId)).map(decision -> {
             if (decision.proceeds()) {
                 decision.release(); // a concurrency lease cannot outlive the call here: RequestRateLimiter has no end hook
                 return new Response(true, Map.of());
