@@ -34,12 +34,7 @@ final class ResettableStore implements AutoCloseable {
         this.start = clock.instant();
         this.keyPrefix = keyPrefix;
         this.current = LocalRateLimiters.create(clock, keyPrefix);
-        this.view = (RateLimiters) follower(RateLimiters.class, new Forward() {
-            @Override
-            public Object target() {
-                return current;
-            }
-        });
+        this.view = (RateLimiters) follower(RateLimiters.class, () -> current);
     }
 
     /** The store as the application sees it: the same object across resets. */
