@@ -31,7 +31,8 @@ import javax.tools.ToolProvider;
  * programs. A block is the imports it starts with and statements; it becomes the {@code main} of a class of its
  * own, compiled against the test class path. The line before a block may say how the suite uses it:
  * {@code <!-- run -->} (compiled and run), {@code <!-- client -->} (run against a member started from the README's
- * command); any other block is compiled only. A line {@code System.out.println(x); // v: why} must print {@code v}
+ * command), {@code <!-- from <file> -->} (a quote of a source file of the repository, which its own module compiles
+ * and runs, where this suite's class path could not: a Spring Boot test); any other block is compiled only. A line {@code System.out.println(x); // v: why} must print {@code v}
  * ({@link Printed}).
  */
 final class Readme {
@@ -58,7 +59,18 @@ final class Readme {
     /** {@code System.out.println(x); // v: why}, where {@code v} has no space: what the line prints. */
     private static final Pattern PRINTED = Pattern.compile("^(\\s*)System\\.out\\.println\\((.*)\\);\\s*//\\s*([^\\s:]+)(:.*)?$");
 
+    /** The marker of a block quoting a file of the repository: {@code from <path from the root>}. */
+    static final String QUOTED = "from ";
+
     private Readme() {}
+
+    /** A quoting block is, line for line, a contiguous part of the file it names. */
+    static void checkQuote(Snippet snippet) throws IOException {
+        Path file = ROOT.resolve(snippet.marker().substring(QUOTED.length()).strip());
+        assertTrue(Files.isRegularFile(file), snippet + " quotes " + file + ", which does not exist");
+        assertTrue(Files.readString(file).contains(snippet.code()), snippet + " is not the text of " + file
+                + " (copy the file's lines again):\n" + snippet.code());
+    }
 
     /** The README, every Markdown page under {@code docs/}, then each module's README, in path order. */
     static List<Path> files() throws IOException {

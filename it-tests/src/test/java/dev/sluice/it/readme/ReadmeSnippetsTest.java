@@ -18,7 +18,8 @@ import org.junit.jupiter.api.TestFactory;
 
 /**
  * Every Java block of the README and of the pages under {@code docs/} compiles as it stands; those marked
- * {@code <!-- run -->} also run. Each test is named by its file and line.
+ * {@code <!-- run -->} also run, and those marked {@code <!-- from <file> -->} are that file's text, compiled by
+ * its own module. Each test is named by its file and line.
  */
 final class ReadmeSnippetsTest {
 
@@ -28,6 +29,10 @@ final class ReadmeSnippetsTest {
         assertTrue(snippets.size() >= 6, "found " + snippets.size() + " Java blocks in the README and docs/");
         assertTrue(snippets.stream().anyMatch(s -> s.file().startsWith("docs/")), "no Java block under docs/");
         return snippets.stream().map(snippet -> DynamicTest.dynamicTest(snippet.toString(), () -> {
+            if (snippet.marker().startsWith(Readme.QUOTED)) {
+                Readme.checkQuote(snippet);
+                return;
+            }
             Class<?> compiled = Readme.compile(snippet);
             if (snippet.marker().equals("run")) {
                 Readme.run(snippet, compiled);
