@@ -10,6 +10,7 @@ import dev.sluice.hazelcast.HazelcastRateLimiters;
 import dev.sluice.hazelcast.SluiceHazelcast;
 import dev.sluice.it.hazelcast.FreePorts;
 import dev.sluice.limiter.LimitSpec;
+import dev.sluice.limiter.LimiterOptions;
 import dev.sluice.limiter.RateLimiters;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -49,7 +50,7 @@ final class ReadmeClientServerTest {
             members.add(start(List.of("-Dsluice.member.port=" + ports[0])));
             members.add(start(List.of("-Dsluice.member.port=" + ports[1],
                     "-Dsluice.member.members=" + String.join(",", addresses))));
-            awaitOneClusterOfTwo(addresses);
+            awaitOneServingClusterOfTwo(addresses);
             Readme.Snippet block = Readme.snippets().stream().filter(s -> s.marker().equals("client")).findFirst()
                     .orElseThrow(() -> new AssertionError("no <!-- client --> block in the README or docs/"));
             assertTrue(block.code().contains("\"127.0.0.1:5701\""), "the client block connects to the README's member");
@@ -74,11 +75,12 @@ final class ReadmeClientServerTest {
     }
 
     /**
-     * Waits until the two members are one cluster. On a busy machine the second member's join can time out, so that
-     * it starts a cluster of its own and the two merge later, which restarts one of them and drops its clients: the
-     * README's client would then meet a cluster that is still forming, which is not what the README describes.
+     * Waits until the two members are one cluster, and has it serve a few decisions. On a busy machine the second
+     * member's join can time out, so that it starts a cluster of its own and the two merge later, which restarts one
+     * of them and drops its clients: the README's client would then meet a cluster that is still forming, which is
+     * not what the README describes.
      */
-    private static void awaitOneClusterOfTwo(List<String> addresses) throws InterruptedException {
+    private static void awaitOneServingClusterOfTwo(List<String> addresses) throws InterruptedException {
         ClientConfig cc = SluiceHazelcast.configure(new ClientConfig());
         cc.setClusterName("sluice");
         addresses.forEach(cc.getNetworkConfig()::addAddress);
@@ -89,6 +91,15 @@ final class ReadmeClientServerTest {
                 Thread.sleep(50);
             }
             assertEquals(2, watcher.getCluster().getMembers().size(), "the two members formed one cluster");
+            // A cluster that has served before, as the README's client meets one: the members have created the map
+            // and loaded and compiled the decision path. On a loaded machine, a cold member's first decision can
+            // outlast the README's one-second decision timeout, which would then rightly fail the README's client.
+            try (RateLimiters limiters = HazelcastRateLimiters.create(watcher)) {
+                for (int i = 0; i < 20; i++) {
+                    limiters.limiter("warm-up-" + i, LimitSpec.fixedWindow(10, Duration.ofMinutes(1)),
+                            LimiterOptions.builder().decisionTimeout(Duration.ofSeconds(30)).build()).tryAcquire(1);
+                }
+            }
         } finally {
             watcher.shutdown();
         }
