@@ -49,11 +49,9 @@ final class Debt {
 
     /** Whether a state (without refund memory) carries a debt trailer. */
     static boolean has(long[] state) {
-        if (state == null || (state[HEADER] & FLAG) == 0) {
-            return false;
-        }
         int id = Algorithms.algorithmIdOf(state);
-        return id >= 0 && id != ConcurrencyStep.ID && state.length >= HEADER_WORDS + WORDS;
+        return id >= 0 && (state[HEADER] & FLAG) != 0 && id != ConcurrencyStep.ID
+                && state.length >= HEADER_WORDS + WORDS;
     }
 
     /** The permits owed by a state (without refund memory), as last written; 0 for none. */
