@@ -4,7 +4,9 @@ import dev.sluice.limiter.Lease;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
 
 /**
  * What {@link HttpRateLimiter} made of one request, ready for any server to answer: either the request
@@ -102,5 +104,39 @@ public final class HttpDecision {
         if (released.compareAndSet(false, true)) {
             held.forEach(Lease::close);
         }
+    }
+
+    // ---- settling from the response ({@link ResponseCost}) ----
+
+    /** Set once, before the decision is handed to an adapter. */
+    private List<ResponseSettlement.Pending> settlements = List.of();
+    private final AtomicBoolean settled = new AtomicBoolean();
+
+    /** This decision, whose response settles {@code pending}. */
+    HttpDecision settling(List<ResponseSettlement.Pending> pending) {
+        this.settlements = List.copyOf(pending);
+        return this;
+    }
+
+    /**
+     * True if the response settles some policy's grant ({@link ResponseCost}): the adapter then calls
+     * {@link #settle} once the response's status (and headers) are known.
+     */
+    public boolean settlesFromResponse() {
+        return !settlements.isEmpty();
+    }
+
+    /**
+     * Settles the grants of the policies that settle from the response, once: by {@code status} and the response
+     * headers {@code responseHeaders} answers (null when absent). Later calls do nothing. Does not block.
+     *
+     * @return completes, never exceptionally, when every settlement has (a failed one leaves its reservation)
+     */
+    public CompletableFuture<Void> settle(int status, Function<String, String> responseHeaders) {
+        java.util.Objects.requireNonNull(responseHeaders, "responseHeaders");
+        if (settlements.isEmpty() || !settled.compareAndSet(false, true)) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return ResponseSettlement.settle(settlements, status, responseHeaders);
     }
 }

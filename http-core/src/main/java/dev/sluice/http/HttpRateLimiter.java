@@ -720,7 +720,7 @@ public final class HttpRateLimiter implements AutoCloseable {
                 held.add(d.lease());
             }
         }
-        return HttpDecision.proceed(answer, held);
+        return HttpDecision.proceed(answer, held).settling(ResponseSettlement.of(decisions, config.responseCosts()));
     }
 
     /**

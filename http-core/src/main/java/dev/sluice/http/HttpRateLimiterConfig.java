@@ -76,6 +76,7 @@ public final class HttpRateLimiterConfig {
     private final int refusalTrace;
     private final Capacity capacity;
     private final IdentityKeys identityKeys;
+    private final Map<String, ResponseCost> responseCosts;
 
     private HttpRateLimiterConfig(Builder b, Map<String, RateLimitPolicy> policies,
             ClientIdentityResolver identityResolver, ClientIdentityResolver addressResolver) {
@@ -100,6 +101,7 @@ public final class HttpRateLimiterConfig {
         this.refusalTrace = b.refusalTrace;
         this.capacity = b.capacity;
         this.identityKeys = b.identityKeys;
+        this.responseCosts = Collections.unmodifiableMap(new LinkedHashMap<>(b.responseCosts));
     }
 
     /** An empty builder: no policies, no routes, the default identity and headers. */
@@ -137,6 +139,12 @@ public final class HttpRateLimiterConfig {
 
     /** Policies by name, in the order they were added; each with its identity, if it has its own. */
     public Map<String, RateLimitPolicy> policies() { return policies; }
+
+    /**
+     * The policies whose grants the response settles, by name ({@link ResponseCost}; {@code count-statuses},
+     * {@code cost-header}).
+     */
+    public Map<String, ResponseCost> responseCosts() { return responseCosts; }
 
     /**
      * Routes in the order they are tried, the most specific first (see {@link Builder#route(Route)}); every one
@@ -507,6 +515,26 @@ public final class HttpRateLimiterConfig {
             return this;
         }
 
+        private final Map<String, ResponseCost> responseCosts = new LinkedHashMap<>();
+
+        /**
+         * Settles the grants of {@code policy} from the response, once the request has run, by {@code cost}; the
+         * route's cost is the reservation. A concurrency policy holds its permits while the request runs and is not
+         * settled.
+         *
+         * @throws IllegalArgumentException if {@code policy} is already set to settle (checked: defined and a rate
+         *     policy, at {@link #build()})
+         */
+        public Builder responseCost(String policy, ResponseCost cost) {
+            Objects.requireNonNull(policy, "policy");
+            Objects.requireNonNull(cost, "cost");
+            if (responseCosts.putIfAbsent(policy, cost) != null) {
+                throw new IllegalArgumentException("policy '" + policy + "' already settles from the response by "
+                        + responseCosts.get(policy));
+            }
+            return this;
+        }
+
         /**
          * Builds the configuration.
          *
@@ -526,6 +554,14 @@ public final class HttpRateLimiterConfig {
                         throw new IllegalArgumentException("route " + r.pattern() + " costs " + r.cost()
                                 + " permits, more than the limit " + p.spec().limit() + " of policy '" + p.name() + "'");
                     }
+                }
+            }
+            for (String name : responseCosts.keySet()) {
+                RateLimitPolicy p = policies.get(name);
+                if (p == null || p.spec() instanceof LimitSpec.Concurrency) {
+                    throw new IllegalArgumentException("policy '" + name + "' cannot settle from the response: "
+                            + (p == null ? "it is not defined; defined policies: " + policies.keySet()
+                                    : "a concurrency policy holds its permits while the request runs, not a cost"));
                 }
             }
             ClientIdentityResolver address = ClientIdentityResolver.address(trustedProxies, ipv6Prefix);

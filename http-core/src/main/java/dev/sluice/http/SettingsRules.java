@@ -98,6 +98,10 @@ final class SettingsRules {
         for (Map.Entry<String, PolicySettings> e : new TreeMap<>(s.getPolicies()).entrySet()) {
             RateLimitPolicy policy = policy(e.getKey(), e.getValue());
             builder.policy(policy);
+            ResponseCost responseCost = responseCost(POLICIES + e.getKey() + ".", policy, e.getValue());
+            if (responseCost != null) {
+                builder.responseCost(policy.name(), responseCost);
+            }
             limits.put(policy.name(), policy.spec());
         }
         Map<String, RouteSettings> routes = new TreeMap<>(ROUTE_ORDER);
@@ -223,6 +227,49 @@ final class SettingsRules {
             policy = policy.withShadow(settings.getShadow());
         }
         return policy;
+    }
+
+    /** How a policy settles from the response ({@code count-statuses}, {@code cost-header}), or null if it does not. */
+    private ResponseCost responseCost(String base, RateLimitPolicy policy, PolicySettings settings) {
+        if (settings.getCountStatuses() == null && settings.getCostHeader() == null) {
+            return null;
+        }
+        String first = base + (settings.getCountStatuses() != null ? "count-statuses" : "cost-header");
+        if (policy.spec() instanceof LimitSpec.Concurrency) {
+            throw new IllegalArgumentException("invalid property " + first + "=" + shown(first, settings.getCountStatuses()
+                    != null ? settings.getCountStatuses() : settings.getCostHeader()) + "; a concurrency policy holds"
+                    + " its permits while the request runs and is not settled from the response");
+        }
+        Set<Integer> statuses = new java.util.TreeSet<>();
+        if (settings.getCountStatuses() != null) {
+            String property = base + "count-statuses";
+            for (String status : settings.getCountStatuses()) {
+                int value;
+                try {
+                    value = Integer.parseInt(status.strip());
+                } catch (NumberFormatException e) {
+                    value = -1;
+                }
+                if (value < 100 || value > 599) {
+                    throw new IllegalArgumentException("invalid property " + property + "="
+                            + shown(property, settings.getCountStatuses()) + "; expected HTTP statuses between 100 and"
+                            + " 599, separated by commas");
+                }
+                statuses.add(value);
+            }
+            if (statuses.isEmpty()) {
+                throw new IllegalArgumentException("invalid property " + property + "=" + shown(property, "")
+                        + "; expected HTTP statuses between 100 and 599, separated by commas");
+            }
+        }
+        String header = settings.getCostHeader() == null ? null : settings.getCostHeader().strip();
+        try {
+            return new ResponseCost(statuses, header);
+        } catch (IllegalArgumentException e) {
+            String property = base + "cost-header";
+            throw new IllegalArgumentException("invalid property " + property + "=" + shown(property, header)
+                    + "; expected a header name, such as X-Sluice-Cost", e);
+        }
     }
 
     /** One policy's settings that are set, by name, with errors that name the property. */

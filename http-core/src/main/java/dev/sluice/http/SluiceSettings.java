@@ -180,6 +180,19 @@ public class SluiceSettings {
         public void setIdentity(List<String> identity) { this.identity = identity; }
         public Boolean getShadow() { return shadow; }
         public void setShadow(Boolean shadow) { this.shadow = shadow; }
+
+        /**
+         * Settle from the response: only responses with these statuses count (e.g. 401,403 for failed logins); others
+         * give the route's cost back.
+         */
+        private List<String> countStatuses;
+        /** Settle from the response: the cost is the whole number in this response header the application sets. */
+        private String costHeader;
+
+        public List<String> getCountStatuses() { return countStatuses; }
+        public void setCountStatuses(List<String> countStatuses) { this.countStatuses = countStatuses; }
+        public String getCostHeader() { return costHeader; }
+        public void setCostHeader(String costHeader) { this.costHeader = costHeader; }
     }
 
     /** One route. */

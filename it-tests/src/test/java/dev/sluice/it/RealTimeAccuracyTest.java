@@ -12,6 +12,7 @@ import dev.sluice.hazelcast.HazelcastRateLimiters;
 import dev.sluice.hazelcast.SluiceHazelcast;
 import dev.sluice.it.contract.RealTimeAccuracy;
 import dev.sluice.it.contract.ResetRealTime;
+import dev.sluice.it.contract.SettleRealTime;
 import dev.sluice.it.hazelcast.TestCluster;
 import dev.sluice.jcache.JCacheRateLimiters;
 import dev.sluice.limiter.Durability;
@@ -209,6 +210,23 @@ final class RealTimeAccuracyTest {
             LimiterOptions options = LimiterOptions.builder().decisionTimeout(Duration.ofSeconds(10))
                     .durability(durability(backend)).build();
             List<String> problems = ResetRealTime.check(backend, replicas(backend, resources), options);
+            assertTrue(problems.isEmpty(), String.join("\n", problems));
+        } finally {
+            for (int i = resources.size() - 1; i >= 0; i--) {
+                resources.get(i).close();
+            }
+        }
+    }
+
+    /** {@link SettleRealTime}: a debt on the real clock is paid from the next window's budget before its grants. */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("resetBackends")
+    void debtOnTheRealClock_isPaidBeforeTheNextWindowGrants(String backend) throws Exception {
+        List<AutoCloseable> resources = new ArrayList<>();
+        try {
+            LimiterOptions options = LimiterOptions.builder().decisionTimeout(Duration.ofSeconds(10))
+                    .durability(durability(backend)).build();
+            List<String> problems = SettleRealTime.check(backend, replicas(backend, resources), options);
             assertTrue(problems.isEmpty(), String.join("\n", problems));
         } finally {
             for (int i = resources.size() - 1; i >= 0; i--) {

@@ -25,9 +25,18 @@ import java.util.Optional;
  *     its window, or whose decisions are made on an overflow cell
  * @param onOverflowCell whether the key's decisions are made on an overflow cell it shares with other keys of its
  *     limiter (a store kept at its bound, {@link Capacity.Policy#SHARE_OVERFLOW_CELLS}): the numbers are the cell's
+ * @param debt the permits the key still owes after paying from what its budget holds now (cost settled above what
+ *     its leases reserved, {@link Lease#settle(long)}), repaid before any grant; 0 when it owes nothing, which is
+ *     whenever {@code remaining} is above 0. A reset clears it.
  */
 public record KeyState(String key, LimitSpec spec, long limit, long remaining, Duration resetAfter,
-        Optional<Duration> retryAfter, Instant readAt, boolean ownState, boolean onOverflowCell) {
+        Optional<Duration> retryAfter, Instant readAt, boolean ownState, boolean onOverflowCell, long debt) {
+
+    /** A key that owes nothing. */
+    public KeyState(String key, LimitSpec spec, long limit, long remaining, Duration resetAfter,
+            Optional<Duration> retryAfter, Instant readAt, boolean ownState, boolean onOverflowCell) {
+        this(key, spec, limit, remaining, resetAfter, retryAfter, readAt, ownState, onOverflowCell, 0);
+    }
 
     public KeyState {
         Objects.requireNonNull(key, "key");

@@ -72,6 +72,31 @@ public interface Lease extends AutoCloseable {
     }
 
     /**
+     * Settles a granted lease with the real cost of its work, once the work is done and the cost is known: a cost
+     * below the reservation gives back the difference by the algorithm's refund rule (as {@link #refund()} does for
+     * all of it); a cost above it charges the extra, which the key's budget pays as far as it can, the rest becoming
+     * the key's debt, repaid from its budget before any later grant (see docs/settlement.md for the bound this
+     * keeps). A composite settles every component; a chain every link.
+     *
+     * <p>The settlement is one step on the store with an id of its own: retried like any decision, and applied once
+     * however often the store runs it (a Hazelcast re-run after a member crash). It does not block.
+     *
+     * <p>A lease is settled or refunded once: a second call throws. A refused, degraded or value lease, a grant on
+     * an overflow cell or a pre-filter's local allowance holds nothing in the store and settles nothing
+     * ({@link Settlement.Status#NOTHING_HELD}, as often as asked); a concurrency lease is not settled
+     * ({@link Settlement.Status#UNSUPPORTED}: close it).
+     *
+     * @param cost the real cost, between 0 and the limit (the most one decision may take)
+     * @return completes, never exceptionally, with what was done
+     * @throws IllegalArgumentException if {@code cost} is negative or above the limit
+     * @throws IllegalStateException if this lease was already settled or refunded
+     */
+    default CompletableFuture<Settlement> settle(long cost) {
+        Settlement.checkCost(cost, limit(), null);
+        return CompletableFuture.completedFuture(new Settlement(Settlement.Status.NOTHING_HELD, 0, cost, 0));
+    }
+
+    /**
      * A granted lease with nothing to release.
      *
      * @param remaining permits still available right after the decision

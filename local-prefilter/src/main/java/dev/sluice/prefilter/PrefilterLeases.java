@@ -1,6 +1,7 @@
 package dev.sluice.prefilter;
 
 import dev.sluice.limiter.Lease;
+import dev.sluice.limiter.Settlement;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -70,6 +71,16 @@ final class PrefilterLeases {
         @Override
         public CompletableFuture<Boolean> refund() {
             return refundable ? lease.refund() : CompletableFuture.completedFuture(false);
+        }
+
+        /** The store's own lease settles; an allowance's permits were taken from the store already, and stay so. */
+        @Override
+        public CompletableFuture<Settlement> settle(long cost) {
+            if (refundable) {
+                return lease.settle(cost);
+            }
+            Settlement.checkCost(cost, lease.limit(), null);
+            return CompletableFuture.completedFuture(new Settlement(Settlement.Status.NOTHING_HELD, 0, cost, 0));
         }
 
         @Override

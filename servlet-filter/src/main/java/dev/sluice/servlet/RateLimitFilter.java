@@ -4,7 +4,6 @@ import dev.sluice.http.HttpDecision;
 import dev.sluice.http.HttpRateLimiter;
 import dev.sluice.http.PolicyStatistics;
 import dev.sluice.http.HttpRateLimiterConfig;
-import dev.sluice.limiter.Lease;
 import dev.sluice.limiter.PartitionedRateLimiter;
 import dev.sluice.limiter.RateLimiters;
 import jakarta.servlet.AsyncContext;
@@ -23,7 +22,6 @@ import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.util.Collections;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
@@ -179,26 +177,34 @@ public final class RateLimitFilter implements Filter {
             }
             return;
         }
-        if (decision.heldLeases().isEmpty()) {
+        if (decision.heldLeases().isEmpty() && !decision.settlesFromResponse()) {
             chain.doFilter(request, response);
             return;
         }
-        holdDuring(decision.heldLeases(), request, response, chain);
+        holdDuring(decision, request, response, chain);
     }
 
-    /** Runs the chain holding concurrency leases; releases them when the request ends, however it ends. */
-    private static void holdDuring(List<Lease> leases, HttpServletRequest request, HttpServletResponse response,
+    /**
+     * Runs the chain holding concurrency leases; releases them when the request ends, however it ends, and settles
+     * the policies that settle from the response once its status is known: when the chain returns, or for an
+     * asynchronous request when it completes. A chain that throws is settled as a 500, which the container answers.
+     */
+    private static void holdDuring(HttpDecision decision, HttpServletRequest request, HttpServletResponse response,
             FilterChain chain) throws IOException, ServletException {
-        LeaseHoldingRequest wrapped = new LeaseHoldingRequest(request, leases);
+        LeaseHoldingRequest wrapped = new LeaseHoldingRequest(request, decision, response);
         boolean handedOver = false;
+        boolean failed = true;
         try {
             chain.doFilter(wrapped, response);
+            failed = false;
             if (request.isAsyncStarted()) {
                 handedOver = wrapped.releaseOnAsyncEnd(request.getAsyncContext());
             }
         } finally {
             if (!handedOver) {
-                leases.forEach(Lease::close);
+                decision.release();
+                decision.settle(failed ? HttpServletResponse.SC_INTERNAL_SERVER_ERROR : response.getStatus(),
+                        response::getHeader);
             }
         }
     }
@@ -220,9 +226,9 @@ public final class RateLimitFilter implements Filter {
         private final Release release;
         private volatile boolean registered;
 
-        LeaseHoldingRequest(HttpServletRequest request, List<Lease> leases) {
+        LeaseHoldingRequest(HttpServletRequest request, HttpDecision decision, HttpServletResponse response) {
             super(request);
-            this.release = new Release(leases);
+            this.release = new Release(decision, response);
         }
 
         @Override
@@ -258,17 +264,29 @@ public final class RateLimitFilter implements Filter {
         }
     }
 
-    /** Releases leases when an asynchronous request ends; stays registered if async is started again. */
+    /**
+     * Releases leases when an asynchronous request ends, and settles from the response when it completes (after a
+     * timeout or an error too, which the container answers before completing); stays registered if async is started
+     * again.
+     */
     private static final class Release implements AsyncListener {
-        private final List<Lease> leases;
+        private final HttpDecision decision;
+        private final HttpServletResponse response;
 
-        Release(List<Lease> leases) {
-            this.leases = leases;
+        Release(HttpDecision decision, HttpServletResponse response) {
+            this.decision = decision;
+            this.response = response;
         }
 
-        @Override public void onComplete(AsyncEvent event) { leases.forEach(Lease::close); }
-        @Override public void onError(AsyncEvent event) { leases.forEach(Lease::close); }
-        @Override public void onTimeout(AsyncEvent event) { leases.forEach(Lease::close); }
+        @Override
+        public void onComplete(AsyncEvent event) {
+            decision.release();
+            HttpServletResponse completed = event.getSuppliedResponse() instanceof HttpServletResponse r ? r : response;
+            decision.settle(completed.getStatus(), completed::getHeader);
+        }
+
+        @Override public void onError(AsyncEvent event) { decision.release(); }
+        @Override public void onTimeout(AsyncEvent event) { decision.release(); }
 
         @Override
         public void onStartAsync(AsyncEvent event) {

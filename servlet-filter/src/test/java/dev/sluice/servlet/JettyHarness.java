@@ -227,7 +227,8 @@ final class JettyHarness implements AutoCloseable {
 
     /**
      * The application: {@code /boom/*} throws, {@code /async/*} goes asynchronous (the test completes it),
-     * {@code /async-timeout/*} goes asynchronous and times out after 100 ms; everything else
+     * {@code /async-timeout/*} goes asynchronous and times out after 100 ms; {@code /signin} answers 200 to the
+     * password {@code right} and 401 to any other, with {@code X-Sluice-Cost} set to its {@code cost}; everything else
      * answers 200 "ok".
      */
     static final class AppServlet extends HttpServlet {
@@ -244,6 +245,14 @@ final class JettyHarness implements AutoCloseable {
             if (req.getDispatcherType() == DispatcherType.ASYNC) {
                 resp.setStatus(200);
                 resp.getWriter().write("async done");
+                return;
+            }
+            if (path.startsWith("/signin")) { // a login: the right password is "right"; a cost in the header if asked
+                if (req.getParameter("cost") != null) {
+                    resp.setHeader("X-Sluice-Cost", req.getParameter("cost"));
+                }
+                resp.setStatus("right".equals(req.getParameter("password")) ? 200 : 401);
+                resp.getWriter().write("login");
                 return;
             }
             if (path.startsWith("/boom")) {

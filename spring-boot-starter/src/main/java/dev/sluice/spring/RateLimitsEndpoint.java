@@ -127,6 +127,7 @@ public class RateLimitsEndpoint {
         body.put("readAt", state.readAt().toString());
         body.put("ownState", state.ownState());
         body.put("onOverflowCell", state.onOverflowCell());
+        body.put("debt", state.debt());
         return body;
     }
 

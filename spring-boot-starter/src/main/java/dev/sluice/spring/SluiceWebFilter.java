@@ -45,7 +45,9 @@ import reactor.netty.http.server.HttpServerRequest;
  * exchange's ({@link ServerWebExchange#getPrincipal()}), so with Spring Security a policy keyed on it belongs
  * after its {@code WebFilterChainProxy} (order -100), and one keyed on the address before it (the starter places
  * them so, see {@code sluice.filter.order}). A concurrency policy's lease is
- * held until the response completes, errors or is cancelled.
+ * held until the response completes, errors or is cancelled. A policy that settles from the response
+ * ({@code count-statuses}, {@code cost-header}) is settled when the response commits, with its status and headers; a
+ * response that never commits (the client went away) leaves the reservation.
  *
  * <p>The client address is the socket peer as Netty saw it (the channel's remote address) and the
  * forwarding headers are those Netty received, whatever Spring's {@code ForwardedHeaderTransformer} or
@@ -159,6 +161,15 @@ public final class SluiceWebFilter implements WebFilter, Ordered {
                 headers.set(HttpHeaders.CONNECTION, "close");
             }
             return response.writeWith(Mono.fromSupplier(() -> response.bufferFactory().wrap(body)));
+        }
+        if (decision.settlesFromResponse()) {
+            // At commit the status and headers are final (a gateway has copied the backend's by then), whoever
+            // commits: the application, an error handler, or the proxied response.
+            response.beforeCommit(() -> {
+                HttpStatusCode status = response.getStatusCode();
+                decision.settle(status == null ? 200 : status.value(), headers::getFirst);
+                return Mono.empty();
+            });
         }
         if (decision.heldLeases().isEmpty()) {
             return chain.filter(exchange);

@@ -20,8 +20,9 @@ import java.util.Objects;
  * <p>State written by a different algorithm under the same key is detected by its header and refused
  * with an {@link IllegalStateException}; it is never misread and never silently reset.
  *
- * <p>A rate state may end with the ids of the refunds it recently applied ({@link RefundMemory}); {@link #step}
- * takes them off before the algorithm's step and puts them back after, so no step ever sees them.
+ * <p>A rate state may end with the permits the key owes ({@link Debt}) and the ids of the refunds and charges it
+ * recently applied ({@link RefundMemory}); {@link #step} takes them off before the algorithm's step and puts them
+ * back after, so no step ever sees them.
  */
 public final class Algorithms {
     static final long MAGIC = 0x51CEL;
@@ -42,7 +43,8 @@ public final class Algorithms {
      * @param nowMillis the time of the decision, from the clock of the node running the step
      * @param op what to do
      * @param permits for {@link Op#ACQUIRE}, how many permits to take; 0 probes without consuming; for
-     *     {@link Op#RESET}, the remaining to leave
+     *     {@link Op#RESET}, the remaining to leave; for {@link Op#REFUND} and {@link Op#CHARGE}, the permits given
+     *     back or charged, maybe with an id ({@link #refundPermits})
      * @param leaseId for {@link Op#RENEW} and {@link Op#RELEASE}, the lease's token; for a concurrency
      *     {@link Op#ACQUIRE}, a random nonce that keeps tokens of a split cluster's two sides apart and
      *     makes a retry of the same acquisition return the lease it was granted (0: none)
@@ -54,12 +56,14 @@ public final class Algorithms {
         Objects.requireNonNull(spec, "spec");
         Objects.requireNonNull(op, "op");
         int remembered = RefundMemory.count(state);
-        long[] core = RefundMemory.core(state, remembered);
+        long[] owing = RefundMemory.core(state, remembered);
+        long[] core = Debt.without(owing);
         if (op == Op.INSPECT) {
-            return Inspection.inspect(spec, state, core, nowMillis);
+            return owing == core ? Inspection.inspect(spec, state, core, nowMillis)
+                    : Debt.inspect(spec, state, owing, nowMillis);
         }
         if (op == Op.RESET) {
-            return Inspection.reset(spec, state, core, nowMillis, permits);
+            return Inspection.reset(spec, state, core, nowMillis, permits); // a debt goes with the old state
         }
         if (op == Op.REPLACE_FOREIGN) {
             boolean foreign = state != null && !isReadable(spec, core);
@@ -67,30 +71,34 @@ public final class Algorithms {
                     : Verdict.refused(0, spec.limit(), Verdict.NO_RETRY, 0, 0, state);
         }
         long refundId = 0;
-        if (op == Op.REFUND && permits > RefundMemory.PERMITS_MASK) {
+        if ((op == Op.REFUND || op == Op.CHARGE) && permits > RefundMemory.PERMITS_MASK) {
             refundId = permits >>> RefundMemory.ID_SHIFT;
             permits &= RefundMemory.PERMITS_MASK;
         }
         checkPermits(spec, permits);
-        if (remembered == 0 && refundId == 0) {
+        boolean debt = owing != core || op == Op.CHARGE;
+        if (remembered == 0 && refundId == 0 && !debt) {
             return decide(spec, state, nowMillis, op, permits, leaseId);
         }
         long[] memory = RefundMemory.live(RefundMemory.entries(state, remembered), nowMillis);
         if (refundId != 0 && RefundMemory.contains(memory, refundId)) {
-            // Run again (an at-least-once re-run): it was applied and gave back; nothing changes this time.
-            return Verdict.granted(0, spec.limit(), 0, 0, 0, state);
+            // Run again (an at-least-once re-run): it was applied; nothing changes this time.
+            return Verdict.of(true, 0, spec.limit(), Verdict.NO_RETRY, 0, op == Op.CHARGE ? Debt.owed(owing) : 0)
+                    .withState(state, 0);
         }
-        Verdict v = decide(spec, core, nowMillis, op, permits, leaseId);
-        boolean remember = refundId != 0 && v.granted();
-        if (!v.stateChanged(core) && !remember) {
+        Verdict v = debt ? Debt.decide(spec, owing, nowMillis, op, permits, leaseId)
+                : decide(spec, owing, nowMillis, op, permits, leaseId);
+        // A charge always changes the key (it is paid, or owed); a refund only when it gave something back.
+        boolean remember = refundId != 0 && (op == Op.CHARGE || v.granted());
+        if (!v.stateChanged(owing) && !remember) {
             return v.state() == state ? v : v.withState(state, v.ttlMillis()); // a memory expiring writes nothing
         }
-        long now = Math.max(nowMillis, core == null ? nowMillis : core[LAST_NOW]);
+        long now = Math.max(nowMillis, owing == null ? nowMillis : owing[LAST_NOW]);
         if (remember) {
             memory = RefundMemory.add(memory, refundId, now + RefundMemory.KEPT_MILLIS);
         }
-        long[] next = v.ttlMillis() > 0 ? v.state() : null;
-        if (memory == null || next == null && core == null) {
+        long[] next = !v.stateChanged(owing) ? owing : v.ttlMillis() > 0 ? v.state() : null;
+        if (memory == null || next == null && owing == null) {
             return v;
         }
         if (next == null) { // nothing left to keep but the memory: the core stays, reading as absent from now on
@@ -191,16 +199,17 @@ public final class Algorithms {
     }
 
     /**
-     * The time at which a state stops mattering (its algorithm's expiry, or later while it remembers recent
-     * refunds), or {@link Long#MIN_VALUE} for non-Sluice words.
+     * The time at which a state stops mattering (its algorithm's expiry, or later while it owes a debt or remembers
+     * recent refunds), or {@link Long#MIN_VALUE} for non-Sluice words.
      */
     public static long expiresAt(long[] state) {
         if (algorithmIdOf(state) < 0) {
             return Long.MIN_VALUE;
         }
         int remembered = RefundMemory.count(state);
-        return remembered == 0 ? state[EXPIRES_AT]
-                : Math.max(state[EXPIRES_AT], RefundMemory.keptUntil(RefundMemory.entries(state, remembered)));
+        long expires = Math.max(state[EXPIRES_AT], Debt.keptUntil(RefundMemory.core(state, remembered)));
+        return remembered == 0 ? expires
+                : Math.max(expires, RefundMemory.keptUntil(RefundMemory.entries(state, remembered)));
     }
 
     /**
@@ -242,7 +251,10 @@ public final class Algorithms {
         return (int) ((state[HEADER] >>> 32) & 0xFF);
     }
 
-    /** The shape word's low 16 bits (segments, components); the high 16 count remembered refunds. */
+    /**
+     * The shape word's low 16 bits (segments, components); the next 15 count remembered refunds, the top one marks
+     * a debt.
+     */
     static int shapeOf(long[] state) {
         return (int) (state[HEADER] & 0xFFFF);
     }

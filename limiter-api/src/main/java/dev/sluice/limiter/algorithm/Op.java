@@ -29,9 +29,17 @@ public enum Op {
      * Set the key's state to what a fresh key holds with the permits word's remaining left
      * ({@link Inspection#reset}): a full budget removes the state.
      */
-    RESET(6);
+    RESET(6),
+    /**
+     * Charge a rate grant's cost found after the work beyond what it reserved ({@link Debt}): the permits word
+     * carries the extra permits, and may carry a settlement id ({@link Algorithms#refundPermits}) that the state
+     * remembers as it remembers a refund's, so the same charge run again charges nothing twice. The budget pays
+     * what it holds now; the rest becomes the key's debt, repaid before any later grant. The verdict is granted
+     * when the budget paid it all, and its token is the debt the key owes after it.
+     */
+    CHARGE(7);
 
-    private static final Op[] BY_ID = {ACQUIRE, RENEW, RELEASE, REFUND, REPLACE_FOREIGN, INSPECT, RESET};
+    private static final Op[] BY_ID = {ACQUIRE, RENEW, RELEASE, REFUND, REPLACE_FOREIGN, INSPECT, RESET, CHARGE};
     private final int id;
 
     Op(int id) { this.id = id; }

@@ -14,7 +14,7 @@ import java.util.Map;
  * concurrency acquisition's nonce makes its retry find the lease it was granted.
  *
  * <p>Layout: a trailer after the algorithm's own words, {@code (id, keptUntil)} per refund, oldest first, its
- * entry count in bits 16 to 31 of the header's shape word (every shape fits the low 16). The steps never see
+ * entry count in bits 16 to 30 of the header's shape word (every shape fits the low 16). The steps never see
  * it: {@link Algorithms#step} strips it before the step and puts it back after, so a state with a memory is
  * read, decided and merged exactly as the same state without one. A state without a memory has no trailer
  * and costs nothing.
@@ -37,7 +37,8 @@ final class RefundMemory {
     static final int ID_SHIFT = 30;
     static final long PERMITS_MASK = (1L << ID_SHIFT) - 1;
     private static final int COUNT_SHIFT = 16;
-    private static final long COUNT_MASK = 0xFFFFL << COUNT_SHIFT;
+    // 15 bits: bit 31 of the shape word marks a debt ({@link Debt#FLAG}), which the memory's edits leave alone.
+    private static final long COUNT_MASK = 0x7FFFL << COUNT_SHIFT;
     private static final int ENTRY = 2;
 
     private RefundMemory() {}

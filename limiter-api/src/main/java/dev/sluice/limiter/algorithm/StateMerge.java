@@ -12,7 +12,8 @@ import java.util.Arrays;
  * least the consumption of each copy, so a healed cluster never grants what either side already gave
  * away. Pure, like the steps: it never reads a clock and never mutates its arguments; it returns one of
  * its arguments when that one already dominates the other. Each algorithm merges its own state
- * ({@link Algorithm#merge}); this class keeps the refund memory of both, and of two states with no common
+ * ({@link Algorithm#merge}); this class keeps the refund memory of both and the larger debt ({@link Debt}: the
+ * larger amount owed, kept as long as either side kept it), and of two states with no common
  * ground (different algorithms, or a layout or length the algorithm cannot read) keeps the one that saw the
  * later time. The algorithms merge as follows:
  *
@@ -39,14 +40,21 @@ public final class StateMerge {
     public static long[] merge(long[] a, long[] b) {
         int rememberedA = RefundMemory.count(a);
         int rememberedB = RefundMemory.count(b);
-        if (rememberedA == 0 && rememberedB == 0) {
+        long[] owingA = RefundMemory.core(a, rememberedA);
+        long[] owingB = RefundMemory.core(b, rememberedB);
+        if (rememberedA == 0 && rememberedB == 0 && !Debt.has(owingA) && !Debt.has(owingB)) {
             return mergeStates(a, b);
         }
-        // Each side's recent refund ids too, so a refund re-run after the merge is still recognized.
-        long[] merged = mergeStates(RefundMemory.core(a, rememberedA), RefundMemory.core(b, rememberedB));
+        // Each side's recent refund ids too, so a refund re-run after the merge is still recognized; and the larger
+        // debt, which either side's later grants would have had to pay first.
+        long[] merged = mergeStates(Debt.without(owingA), Debt.without(owingB));
         long[] memory = RefundMemory.union(RefundMemory.entries(a, rememberedA), RefundMemory.entries(b, rememberedB));
         int id = Algorithms.algorithmIdOf(merged);
-        return id < 0 || id == ConcurrencyStep.ID ? merged : RefundMemory.attach(merged, memory);
+        if (id < 0 || id == ConcurrencyStep.ID) {
+            return merged;
+        }
+        return RefundMemory.attach(Debt.attach(merged, Debt.larger(Debt.trailer(owingA), Debt.trailer(owingB))),
+                memory);
     }
 
     private static long[] mergeStates(long[] a, long[] b) {

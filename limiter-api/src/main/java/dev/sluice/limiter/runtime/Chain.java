@@ -4,6 +4,7 @@ import dev.sluice.limiter.AllOrNothing;
 import dev.sluice.limiter.DecisionResult;
 import dev.sluice.limiter.KeyState;
 import dev.sluice.limiter.Lease;
+import dev.sluice.limiter.Settlement;
 import dev.sluice.limiter.LimitSpec;
 import dev.sluice.limiter.LimiterOptions;
 import dev.sluice.limiter.LimiterStatistics;
@@ -215,6 +216,33 @@ public final class Chain {
             }
             return CompletableFuture.allOf(refunds.toArray(CompletableFuture[]::new))
                     .thenApply(v -> refunds.stream().anyMatch(CompletableFuture::join));
+        }
+
+        /**
+         * Every link settled with the same cost: settled when every link was; otherwise the first link's other
+         * status, in link order; the largest debt among the links.
+         */
+        @Override
+        public CompletableFuture<Settlement> settle(long cost) {
+            for (Lease l : leases) {
+                Settlement.checkCost(cost, l.limit(), null);
+            }
+            List<CompletableFuture<Settlement>> settled = new ArrayList<>(leases.size());
+            for (Lease l : leases) {
+                settled.add(l.settle(cost));
+            }
+            return CompletableFuture.allOf(settled.toArray(CompletableFuture[]::new)).thenApply(v -> {
+                Settlement.Status status = Settlement.Status.SETTLED;
+                long reserved = 0;
+                long debt = 0;
+                for (CompletableFuture<Settlement> f : settled) {
+                    Settlement s = f.join();
+                    status = status == Settlement.Status.SETTLED ? s.status() : status;
+                    reserved = Math.max(reserved, s.reserved());
+                    debt = Math.max(debt, s.debt());
+                }
+                return new Settlement(status, reserved, cost, debt);
+            });
         }
 
         @Override

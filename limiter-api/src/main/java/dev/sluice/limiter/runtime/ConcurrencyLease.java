@@ -1,6 +1,7 @@
 package dev.sluice.limiter.runtime;
 
 import dev.sluice.limiter.Lease;
+import dev.sluice.limiter.Settlement;
 import dev.sluice.limiter.LimitSpec;
 import dev.sluice.limiter.algorithm.Op;
 import dev.sluice.limiter.algorithm.Verdict;
@@ -85,6 +86,13 @@ final class ConcurrencyLease implements Lease {
     @Override
     public void close() {
         release();
+    }
+
+    /** Not settled: a concurrency lease holds permits for a time, not a cost; it is released when closed. */
+    @Override
+    public CompletableFuture<Settlement> settle(long cost) {
+        Settlement.checkCost(cost, verdict.limit(), limiter.name());
+        return CompletableFuture.completedFuture(new Settlement(Settlement.Status.UNSUPPORTED, 0, cost, 0));
     }
 
     private CompletableFuture<Boolean> release() {

@@ -165,9 +165,11 @@ final class DefaultRateLimiter implements RateLimiter {
         boolean onCell = Overflow.isCellToken(v.token());
         Optional<Duration> retryAfter = v.remaining() > 0 ? Optional.of(Duration.ZERO)
                 : v.retryAfterMillis() >= 0 ? Optional.of(Duration.ofMillis(v.retryAfterMillis())) : Optional.empty();
-        return new KeyState(key, spec, v.limit(), v.remaining(), Duration.ofMillis(Math.max(0, v.resetAfterMillis())),
-                retryAfter, Instant.ofEpochMilli(Inspection.timeOf(v.token())),
-                !onCell && Inspection.hasOwnState(v.token()), onCell);
+        // A read of a key that owes answers a remaining below 0 by what it still owes (see Debt).
+        return new KeyState(key, spec, v.limit(), Math.max(0, v.remaining()),
+                Duration.ofMillis(Math.max(0, v.resetAfterMillis())), retryAfter,
+                Instant.ofEpochMilli(Inspection.timeOf(v.token())), !onCell && Inspection.hasOwnState(v.token()), onCell,
+                Math.max(0, -v.remaining()));
     }
 
     /** Counts a lease handed to a caller. */

@@ -1,17 +1,19 @@
 package dev.sluice.limiter.runtime;
 
 import dev.sluice.limiter.Lease;
+import dev.sluice.limiter.Settlement;
 import dev.sluice.limiter.algorithm.Algorithms;
 import dev.sluice.limiter.algorithm.Overflow;
 import dev.sluice.limiter.algorithm.Op;
 import dev.sluice.limiter.algorithm.Verdict;
+import dev.sluice.limiter.store.StepRequest;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 
-/** A granted rate lease: a value, plus the refund of its permits to the store, once. */
+/** A granted rate lease: a value, plus the refund of its permits to the store, or its settlement, once. */
 final class RateGrant implements Lease {
     // A field updater, not an AtomicBoolean: one object less on every grant.
     private static final AtomicIntegerFieldUpdater<RateGrant> REFUNDED =
@@ -53,8 +55,42 @@ final class RateGrant implements Lease {
     }
 
     @Override
+    public CompletableFuture<Settlement> settle(long cost) {
+        Settlement.checkCost(cost, verdict.limit(), limiter.name());
+        if (!REFUNDED.compareAndSet(this, 0, 1)) {
+            throw new IllegalStateException("a lease of '" + limiter.name() + "' is settled or refunded once; this one"
+                    + " already was");
+        }
+        if (Overflow.isCellToken(verdict.token())) {
+            return CompletableFuture.completedFuture(new Settlement(Settlement.Status.NOTHING_HELD, permits, cost, 0));
+        }
+        if (cost == permits) {
+            return CompletableFuture.completedFuture(new Settlement(Settlement.Status.SETTLED, permits, cost, 0));
+        }
+        try {
+            // One id for every attempt and re-run of this settlement: the store applies it once.
+            boolean lower = cost < permits;
+            long permitsWord = Algorithms.refundPermits(lower ? permits - cost : cost - permits,
+                    Algorithms.newRefundId());
+            StepRequest request = lower ? limiter.request(Op.REFUND, permitsWord, verdict.token())
+                    : limiter.request(Op.CHARGE, permitsWord, 0);
+            return limiter.decider().decideAsync(request, limiter.options()).handle((v, failure) -> {
+                if (failure != null) {
+                    return new Settlement(Settlement.Status.FAILED, permits, cost, 0);
+                }
+                if (lower && v.granted()) {
+                    limiter.permitsReturned();
+                }
+                return new Settlement(Settlement.Status.SETTLED, permits, cost, lower ? 0 : v.token());
+            });
+        } catch (RuntimeException closing) {
+            return CompletableFuture.completedFuture(new Settlement(Settlement.Status.FAILED, permits, cost, 0));
+        }
+    }
+
+    @Override
     public String toString() {
         return "Lease[granted, remaining=" + verdict.remaining() + ", limit=" + verdict.limit()
-                + (refunded != 0 ? ", refunded" : "") + "]";
+                + (refunded != 0 ? ", refunded or settled" : "") + "]";
     }
 }

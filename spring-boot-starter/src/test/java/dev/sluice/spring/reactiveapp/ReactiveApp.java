@@ -62,6 +62,21 @@ public class ReactiveApp {
             return Mono.just(String.valueOf(request.getRemoteAddress()));
         }
 
+        /**
+         * A login (and, as {@code /generate}, any work with a cost): 200 to the password {@code right}, 401 to any
+         * other; {@code X-Sluice-Cost} set to its cost.
+         */
+        @GetMapping({"/signin", "/generate"})
+        Mono<org.springframework.http.ResponseEntity<String>> signIn(
+                @org.springframework.web.bind.annotation.RequestParam(required = false) String password,
+                @org.springframework.web.bind.annotation.RequestParam(required = false) String cost) {
+            var response = org.springframework.http.ResponseEntity.status("right".equals(password) ? 200 : 401);
+            if (cost != null) {
+                response.header("X-Sluice-Cost", cost);
+            }
+            return Mono.just(response.body("signin"));
+        }
+
         @GetMapping("/watch/it")
         Mono<String> watched() {
             return Mono.just("watched");
