@@ -47,6 +47,30 @@ public interface RateLimiters extends AutoCloseable {
             Function<? super P, String> partitionId);
 
     /**
+     * A limiter per partition of {@code policy} whose spec is chosen per partition from its plan: {@code planOf}
+     * names the partition's plan (null for none), and {@code plans} gives each plan's spec and what an unknown plan
+     * gets (the default plan's spec, or a refused lease without retry-after). The plan is not part of the key,
+     * {@code <prefix>/<policy>/<partition>}: a partition whose plan changes keeps what it consumed, and the new plan's
+     * spec applies to it from its next decision (the rules of a limit changed live). {@link PartitionedRateLimiter#spec()}
+     * is {@link Plans#primarySpec()}; {@link PartitionedRateLimiter#specOf} and {@link PartitionedRateLimiter#planOf}
+     * tell a partition's. A partition with waiters queued or concurrency leases held keeps the spec it had when they
+     * began until they are done. {@code planOf} is called on the calling thread, once per call; it must be fast and
+     * must not throw (what it throws, the call throws).
+     *
+     * @throws IllegalArgumentException if a plan's spec is not accepted by this store (as {@link #limiter} checks)
+     */
+    default <P> PartitionedRateLimiter<P> planned(String policy, Plans plans, LimiterOptions options,
+            Function<? super P, String> partitionId, Function<? super P, String> planOf) {
+        throw new UnsupportedOperationException(getClass().getName() + " has no planned limiters");
+    }
+
+    /** {@link #planned(String, Plans, LimiterOptions, Function, Function)} with string partitions. */
+    default PartitionedRateLimiter<String> planned(String policy, Plans plans, LimiterOptions options,
+            Function<? super String, String> planOf) {
+        return planned(policy, plans, options, Function.identity(), planOf);
+    }
+
+    /**
      * Stores {@code words} under {@code <prefix>/<name>} unless the key holds a value already, and returns what it
      * holds then, so that replicas can check a setting they must share (a fingerprint of a secret, never the
      * secret). Null if the store keeps no such values (the default, and the in-process store, which no other
