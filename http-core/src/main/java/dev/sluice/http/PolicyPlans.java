@@ -1,6 +1,5 @@
 package dev.sluice.http;
 
-import dev.sluice.limiter.LimitSpec;
 import dev.sluice.limiter.Plans;
 import java.util.Collections;
 import java.util.IdentityHashMap;
@@ -46,11 +45,6 @@ final class PolicyPlans {
         this.views = Collections.unmodifiableMap(byPlan);
     }
 
-    /** These plans for {@code policy} as the configuration resolved it (its identity, its listeners). */
-    PolicyPlans forPolicy(RateLimitPolicy policy) {
-        return new PolicyPlans(policy, plans, resolver, source);
-    }
-
     Plans plans() {
         return plans;
     }
@@ -61,11 +55,6 @@ final class PolicyPlans {
 
     String source() {
         return source;
-    }
-
-    /** The smallest limit of any plan: the most one request may cost. */
-    long smallestLimit() {
-        return plans.smallestLimit();
     }
 
     /** The plan {@code plan} names: the plan of exactly that name, else of that name ignoring case; else {@code plan}. */
@@ -85,12 +74,6 @@ final class PolicyPlans {
     /** The plan a view is of, or null for anything but one of this policy's views. */
     String planOf(RateLimitPolicy view) {
         return planOfView.get(view);
-    }
-
-    /** The spec of the plan a view is of, or null. */
-    LimitSpec specOf(RateLimitPolicy view) {
-        String plan = planOf(view);
-        return plan == null ? null : plans.spec(plan);
     }
 
     /** The partition the planned limiter is asked with. */

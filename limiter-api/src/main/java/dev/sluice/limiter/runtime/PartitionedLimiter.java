@@ -1,5 +1,6 @@
 package dev.sluice.limiter.runtime;
 
+import dev.sluice.limiter.DecisionResult;
 import dev.sluice.limiter.KeyState;
 import dev.sluice.limiter.Keys;
 import dev.sluice.limiter.Lease;
@@ -8,7 +9,6 @@ import dev.sluice.limiter.LimiterOptions;
 import dev.sluice.limiter.LimiterStatistics;
 import dev.sluice.limiter.PartitionedRateLimiter;
 import dev.sluice.limiter.Plans;
-import dev.sluice.limiter.DecisionResult;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
