@@ -146,7 +146,9 @@ final class PlansSecurityTest {
 
     @Test
     void planFromAClaim_decidedAfterTheSecurityChain() {
-        assertThat(mvc.getBean(ProtectionReport.class).text()).contains("api");
+        assertThat(mvc.getBean(ProtectionReport.class).text()).contains("api: plans {free=FixedWindow[permitLimit=2,"
+                + " windowMillis=3600000], pro=FixedWindow[permitLimit=5, windowMillis=3600000]} from claim:plan"
+                + " (unknown plan: free), identity principal, after Spring Security");
         assertThatThrownBy(() -> new SpringApplicationBuilder(PlansMvcApp.class).run(args("--sluice.filter.order=-200")))
                 .hasStackTraceContaining("policy 'api' (plans from sluice.policies.api.plan-from) runs before Spring"
                         + " Security's filter chain");
