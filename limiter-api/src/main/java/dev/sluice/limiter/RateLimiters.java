@@ -1,6 +1,7 @@
 package dev.sluice.limiter;
 
 import dev.sluice.limiter.runtime.Chain;
+import dev.sluice.limiter.runtime.PlanRouter;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -57,11 +58,16 @@ public interface RateLimiters extends AutoCloseable {
      * began until they are done. {@code planOf} is called on the calling thread, once per call; it must be fast and
      * must not throw (what it throws, the call throws).
      *
-     * @throws IllegalArgumentException if a plan's spec is not accepted by this store (as {@link #limiter} checks)
+     * <p>The default makes one {@link #partitioned} limiter per plan, all on {@code policy} and so on the same keys, and
+     * sends each call to its partition's plan's, so a factory that wraps another (to change options, say) gets planned
+     * limiters from its own {@code partitioned}; the runtime's factories decide them with one limiter.
+     *
+     * @throws IllegalArgumentException if a plan's spec is not accepted by this store (as {@link #limiter} checks),
+     *     naming the plan
      */
     default <P> PartitionedRateLimiter<P> planned(String policy, Plans plans, LimiterOptions options,
             Function<? super P, String> partitionId, Function<? super P, String> planOf) {
-        throw new UnsupportedOperationException(getClass().getName() + " has no planned limiters");
+        return PlanRouter.of(this, policy, plans, options, partitionId, planOf);
     }
 
     /** {@link #planned(String, Plans, LimiterOptions, Function, Function)} with string partitions. */

@@ -52,12 +52,6 @@ final class AsyncBackupBackends {
         }
 
         @Override
-        public <P> PartitionedRateLimiter<P> planned(String policy, dev.sluice.limiter.Plans plans,
-                LimiterOptions options, Function<? super P, String> partitionId, Function<? super P, String> planOf) {
-            return factory.planned(policy, plans, asyncBackup(options), partitionId, planOf);
-        }
-
-        @Override
         public StoreStatistics storeStatistics() {
             return factory.storeStatistics();
         }
