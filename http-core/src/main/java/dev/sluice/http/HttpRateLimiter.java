@@ -107,7 +107,10 @@ public final class HttpRateLimiter implements AutoCloseable {
         try {
             for (RateLimitPolicy p : config.policies().values()) {
                 LimiterOptions options = config.shadow() || p.shadow() ? shadowed(p.options()) : p.options();
-                created.put(p.name(), limiters.partitioned(p.name(), p.spec(), options));
+                PolicyPlans plans = config.policyPlans(p.name());
+                created.put(p.name(), plans == null ? limiters.partitioned(p.name(), p.spec(), options)
+                        : limiters.planned(p.name(), plans.plans(), options, PolicyPlans::identityOf,
+                                PolicyPlans::planOf));
                 counted.put(p.name(), new Counters());
             }
         } catch (RuntimeException e) {
@@ -266,14 +269,15 @@ public final class HttpRateLimiter implements AutoCloseable {
                 return badRequest(malformed);
             }
             long permits = permits(a, decided);
+            Asked asked = asked(a.policy(), partition, request);
             Lease lease = null;
             Throwable failure = null;
             try {
-                lease = limiters.get(a.policy().name()).tryAcquire(partition, permits);
+                lease = limiters.get(a.policy().name()).tryAcquire(asked.limiterPartition(), permits);
             } catch (RuntimeException e) {
                 failure = e;
             }
-            decided.add(decided(a.policy(), partition, permits, lease, failure));
+            decided.add(decided(asked.policy(), partition, permits, lease, failure));
         }
         List<PolicyDecision> settled = settled(decided).join();
         refusals.explain(request, true, null, settled);
@@ -581,9 +585,10 @@ public final class HttpRateLimiter implements AutoCloseable {
             return;
         }
         long permits = permits(a, decided);
+        Asked asked = asked(a.policy(), partition, walk.request());
         CompletableFuture<Lease> answer;
         try {
-            answer = limiters.get(a.policy().name()).acquireAsync(partition, permits);
+            answer = limiters.get(a.policy().name()).acquireAsync(asked.limiterPartition(), permits);
         } catch (RuntimeException e) {
             answer = CompletableFuture.failedFuture(e);
         }
@@ -600,7 +605,7 @@ public final class HttpRateLimiter implements AutoCloseable {
                 return;
             }
             try {
-                decided.add(decided(a.policy(), partition, permits, lease, error == null ? null : unwrap(error)));
+                decided.add(decided(asked.policy(), partition, permits, lease, error == null ? null : unwrap(error)));
                 ask(walk, decided);
             } catch (RuntimeException | Error e) { // in a callback, an unseen throwable would leave out pending
                 refundGrants(decided);
@@ -704,6 +709,10 @@ public final class HttpRateLimiter implements AutoCloseable {
      */
     private HttpDecision answer(List<PolicyDecision> decisions) {
         Responses.Answer answer = new Responses.Answer();
+        if (decisions.stream().anyMatch(d -> d.refuses() && unknownPlan(d))) {
+            Responses.noPlan(answer, decisions.stream().filter(d -> d.refuses() && unknownPlan(d)).toList(), config);
+            return HttpDecision.answer(answer);
+        }
         if (decisions.stream().anyMatch(PolicyDecision::refuses)) {
             Responses.tooManyRequests(answer, decisions, config);
             return HttpDecision.answer(answer);
@@ -721,6 +730,47 @@ public final class HttpRateLimiter implements AutoCloseable {
             }
         }
         return HttpDecision.proceed(answer, held).settling(ResponseSettlement.of(decisions, config.responseCosts()));
+    }
+
+    // ---- plans ----
+
+    /**
+     * What a policy is asked with: the partition its limiter takes (with the client's plan for a planned policy) and
+     * the policy as that plan has it, which the decision reports.
+     */
+    private record Asked(RateLimitPolicy policy, String limiterPartition) {}
+
+    private Asked asked(RateLimitPolicy policy, String partition, HttpRequestView request) {
+        PolicyPlans plans = config.policyPlans(policy.name());
+        if (plans == null) {
+            return new Asked(policy, partition);
+        }
+        String plan = plans.canonical(planOf(plans, policy, request));
+        RateLimitPolicy view = plans.plans().resolve(plan).map(plans::view).orElse(policy);
+        return new Asked(view, PolicyPlans.partition(partition, plan));
+    }
+
+    /**
+     * The plan a request's client is on for a planned policy, or null: none known (no request, when the caller
+     * identified the client itself), or a resolver that failed, which is logged.
+     */
+    private static String planOf(PolicyPlans plans, RateLimitPolicy policy, HttpRequestView request) {
+        if (request == null) {
+            return null;
+        }
+        try {
+            return plans.resolver().resolve(request);
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "the plan of a client of policy '" + policy.name() + "' could not be read ("
+                    + plans.source() + "); deciding it as a client without a plan", e);
+            return null;
+        }
+    }
+
+    /** Whether a decision was refused because the client's plan is unknown and its policy refuses unknown plans. */
+    private boolean unknownPlan(PolicyDecision d) {
+        return d.lease() != null && !d.lease().isAcquired() && !d.lease().isDegraded()
+                && config.policyPlans(d.policy().name()) != null && config.planOf(d.policy()) == null;
     }
 
     /**

@@ -5,6 +5,7 @@ import dev.sluice.limiter.DecisionListener;
 import dev.sluice.limiter.DecisionResult;
 import dev.sluice.limiter.LimitSpec;
 import dev.sluice.limiter.LimiterOptions;
+import dev.sluice.limiter.Plans;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -77,6 +78,7 @@ public final class HttpRateLimiterConfig {
     private final Capacity capacity;
     private final IdentityKeys identityKeys;
     private final Map<String, ResponseCost> responseCosts;
+    private final Map<String, PolicyPlans> plans;
 
     private HttpRateLimiterConfig(Builder b, Map<String, RateLimitPolicy> policies,
             ClientIdentityResolver identityResolver, ClientIdentityResolver addressResolver) {
@@ -102,6 +104,7 @@ public final class HttpRateLimiterConfig {
         this.capacity = b.capacity;
         this.identityKeys = b.identityKeys;
         this.responseCosts = Collections.unmodifiableMap(new LinkedHashMap<>(b.responseCosts));
+        this.plans = Collections.unmodifiableMap(b.resolvedPlans);
     }
 
     /** An empty builder: no policies, no routes, the default identity and headers. */
@@ -240,6 +243,33 @@ public final class HttpRateLimiterConfig {
     /** The client address by this configuration's rules: the identity when another answers null. */
     ClientIdentityResolver addressResolver() { return addressResolver; }
 
+    /**
+     * The plans of each policy whose limit is chosen per client from its plan, by policy name; such a policy's
+     * {@link RateLimitPolicy#spec()} is {@link Plans#primarySpec()}.
+     */
+    public Map<String, Plans> plans() {
+        Map<String, Plans> byPolicy = new LinkedHashMap<>();
+        plans.forEach((policy, p) -> byPolicy.put(policy, p.plans()));
+        return Collections.unmodifiableMap(byPolicy);
+    }
+
+    /** How {@code policy} reads a client's plan ({@code claim:plan}, {@code header:X-Plan}, {@code bean}), or null. */
+    public String planSource(String policy) {
+        PolicyPlans p = plans.get(policy);
+        return p == null ? null : p.source();
+    }
+
+    /** The plans of {@code policy} at the edge, or null for a policy without plans. */
+    PolicyPlans policyPlans(String policy) {
+        return plans.get(policy);
+    }
+
+    /** The plan a decision's policy was decided under, or null when it was not one plan's (no plans, unknown plan). */
+    String planOf(RateLimitPolicy policy) {
+        PolicyPlans p = plans.get(policy.name());
+        return p == null ? null : p.planOf(policy);
+    }
+
     @Override
     public String toString() {
         return "HttpRateLimiterConfig[policies=" + policies.keySet() + ", routes=" + routes + ", trustedProxies="
@@ -271,6 +301,9 @@ public final class HttpRateLimiterConfig {
         private String identitySecret;
         private Function<String, String> environment = System::getenv;
         private IdentityKeys identityKeys;
+        private final Map<String, PlannedSetting> planned = new LinkedHashMap<>();
+        private PlanResolver.Source planSource;
+        private Map<String, PolicyPlans> resolvedPlans = Map.of();
 
         private Builder() {}
 
@@ -536,6 +569,83 @@ public final class HttpRateLimiterConfig {
         }
 
         /**
+         * Chooses the limit of policy {@code policy} (added before {@link #build()}) per client from its plan:
+         * {@code resolver} tells a request's plan, {@code plans} each plan's spec and what a client of an unknown
+         * plan gets (the default plan, or {@code 403} with a problem body). The policy's own spec is replaced by
+         * {@link Plans#primarySpec()}; each client keeps one budget whatever its plan, so one whose plan changes
+         * keeps what it consumed. The {@code RateLimit-Policy} header and the problem body name the plan.
+         *
+         * @throws IllegalArgumentException if plans were already given for {@code policy}
+         */
+        public Builder plans(String policy, Plans plans, PlanResolver resolver) {
+            Objects.requireNonNull(policy, "policy");
+            Objects.requireNonNull(plans, "plans");
+            Objects.requireNonNull(resolver, "resolver");
+            return planned(policy, new PlannedSetting(plans, resolver, null, null, "resolver"));
+        }
+
+        /**
+         * Makes the resolvers that {@code plan-from} settings name by kind ({@code claim:}, {@code attribute:},
+         * {@code authority:}, {@code bean}); the Spring Boot starter sets one over Spring Security and the
+         * application context. Default none: such a setting fails {@link #build()}. {@code header:} needs none.
+         */
+        public Builder planSource(PlanResolver.Source source) {
+            this.planSource = Objects.requireNonNull(source, "source");
+            return this;
+        }
+
+        /** Plans read from settings: the resolver of {@code kind:name} is made at {@link #build()}. */
+        Builder planFrom(String policy, Plans plans, String kind, String name, String property, String written) {
+            return planned(policy, new PlannedSetting(plans, null, kind, name, property + "=" + written));
+        }
+
+        private Builder planned(String policy, PlannedSetting setting) {
+            if (planned.putIfAbsent(policy, setting) != null) {
+                throw new IllegalArgumentException("plans of policy '" + policy + "' were already given");
+            }
+            return this;
+        }
+
+        /** Plans as given, before their resolver is made. */
+        private record PlannedSetting(Plans plans, PlanResolver resolver, String kind, String name, String shown) {
+            /** How the plan is read, as {@code plan-from} writes it. */
+            String source() {
+                return kind == null ? "resolver" : name == null ? kind : kind + ":" + name;
+            }
+        }
+
+        /** The plans of each policy with their resolvers; a policy's spec replaced by its plans' primary spec. */
+        private Map<String, PolicyPlans> resolvePlans(Map<String, RateLimitPolicy> resolved) {
+            Map<String, PolicyPlans> result = new LinkedHashMap<>();
+            planned.forEach((policy, setting) -> {
+                RateLimitPolicy p = resolved.get(policy);
+                if (p == null) {
+                    throw new IllegalArgumentException("plans are given for policy '" + policy
+                            + "', which is not defined; defined policies: " + resolved.keySet());
+                }
+                PlanResolver resolver = setting.resolver();
+                if (resolver == null && setting.kind().equals("header")) {
+                    resolver = PlanResolver.header(setting.name(), trustedProxies);
+                } else if (resolver == null) {
+                    resolver = planSource == null ? null : planSource.resolver(setting.kind(), setting.name());
+                    if (resolver == null) {
+                        throw new IllegalArgumentException("invalid property " + setting.shown() + "; plans read from "
+                                + setting.kind() + (setting.kind().equals("bean") ? " need a PlanResolver bean"
+                                : " need the principal's claims, attributes and authorities, which Spring Security"
+                                        + " provides in the Spring Boot starter")
+                                + " (in code: HttpRateLimiterConfig.Builder.planSource or plans(policy, plans,"
+                                + " resolver))");
+                    }
+                }
+                RateLimitPolicy primary = new RateLimitPolicy(p.name(), setting.plans().primarySpec(), p.options(),
+                        p.identity(), p.shadow());
+                resolved.put(policy, primary);
+                result.put(policy, new PolicyPlans(primary, setting.plans(), resolver, setting.source()));
+            });
+            return result;
+        }
+
+        /**
          * Builds the configuration.
          *
          * @throws IllegalArgumentException if a route names an unknown policy or costs more than the limit
@@ -550,9 +660,12 @@ public final class HttpRateLimiterConfig {
                         throw new IllegalArgumentException("route " + r.pattern() + " names policy '" + name
                                 + "', which is not defined; defined policies: " + policies.keySet());
                     }
-                    if (r.cost() > p.spec().limit()) {
+                    PlannedSetting plans = planned.get(name);
+                    long limit = plans == null ? p.spec().limit() : plans.plans().smallestLimit();
+                    if (r.cost() > limit) {
                         throw new IllegalArgumentException("route " + r.pattern() + " costs " + r.cost()
-                                + " permits, more than the limit " + p.spec().limit() + " of policy '" + p.name() + "'");
+                                + " permits, more than the " + (plans == null ? "" : "smallest plan's ") + "limit "
+                                + limit + " of policy '" + p.name() + "'");
                     }
                 }
             }
@@ -591,6 +704,7 @@ public final class HttpRateLimiterConfig {
                 }
             }
             identityKeys = secret == null ? IdentityKeys.UNKEYED : IdentityKeys.keyed(secret);
+            resolvedPlans = resolvePlans(resolved);
             return new HttpRateLimiterConfig(this, resolved, identity, address);
         }
 

@@ -117,15 +117,19 @@ final class PropertiesReader {
         Setting s = settings(bean.getClass()).get(dot < 0 ? rest : rest.substring(0, dot));
         if (s != null && s.isMap() && dot > 0) {
             String entry = rest.substring(dot + 1);
+            String nested = nestedMapEntry(s.elements(), entry);
+            if (nested != null) {
+                Object element = mapOf(s, bean).computeIfAbsent(nested, k -> create(s.elements()));
+                set(element, base + s.name() + "." + nested + ".", key, text);
+                return;
+            }
             int last = entry.lastIndexOf('.');
             if (last <= 0 || last == entry.length() - 1) {
                 throw new IllegalArgumentException("malformed property " + key + "=" + quote(text) + "; expected "
-                        + base + s.name() + (s.elements() == SluiceSettings.PolicySettings.class ? ".<name>" : ".<id>")
+                        + base + s.name() + (s.elements() == SluiceSettings.RouteSettings.class ? ".<id>" : ".<name>")
                         + ".<setting>");
             }
-            @SuppressWarnings("unchecked")
-            Map<String, Object> map = (Map<String, Object>) s.get(bean);
-            Object element = map.computeIfAbsent(entry.substring(0, last), k -> create(s.elements()));
+            Object element = mapOf(s, bean).computeIfAbsent(entry.substring(0, last), k -> create(s.elements()));
             Map<String, Setting> settings = settings(s.elements());
             Setting leaf = settings.get(entry.substring(last + 1));
             if (leaf == null) {
@@ -141,6 +145,29 @@ final class PropertiesReader {
             throw new IllegalArgumentException("unknown property " + key + "=" + quote(text) + "; expected "
                     + POLICIES + "<name>.<setting>, " + ROUTES + "<id>.<setting> or one of " + TOP_LEVEL);
         }
+    }
+
+    /** The map a setting of {@code bean} holds, set to an empty one first if it holds none (a map not set yet). */
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> mapOf(Setting s, Object bean) {
+        if (s.get(bean) == null) {
+            s.set(bean, new java.util.LinkedHashMap<>());
+        }
+        return (Map<String, Object>) s.get(bean);
+    }
+
+    /**
+     * The element name of {@code entry} (what follows a map's name) when it reaches into a map of the element
+     * ({@code api.plans.free.permit-limit}: {@code api}); else null.
+     */
+    private static String nestedMapEntry(Class<?> elements, String entry) {
+        for (Setting inner : settings(elements).values()) {
+            int at = inner.isMap() ? entry.indexOf("." + inner.name() + ".") : -1;
+            if (at > 0) {
+                return entry.substring(0, at);
+            }
+        }
+        return null;
     }
 
     /**
@@ -171,6 +198,10 @@ final class PropertiesReader {
         for (Setting s : settings(group).values()) {
             if (s.isMap() && rest.startsWith(s.name() + ".")) {
                 String entry = rest.substring(s.name().length() + 1);
+                String nested = nestedMapEntry(s.elements(), entry);
+                if (nested != null) {
+                    return typeOf(s.elements(), base + s.name() + "." + nested + ".", property);
+                }
                 Setting leaf = settings(s.elements()).get(entry.substring(entry.lastIndexOf('.') + 1));
                 return entry.lastIndexOf('.') <= 0 || leaf == null ? null : leaf.type();
             }

@@ -194,7 +194,7 @@ final class Responses {
         boolean degraded = false;
         PolicyDecision tightest = null;
         for (PolicyDecision d : decisions) {
-            policies.add(policyField(d.policy()) + (cfg.partitionKeys() ? partitionKey(d) : ""));
+            policies.add(policyField(d.policy()) + planParameter(d, cfg) + (cfg.partitionKeys() ? partitionKey(d) : ""));
             String item = limitItem(d, cfg.partitionKeys());
             if (item != null) {
                 limits.add(item);
@@ -242,7 +242,11 @@ final class Responses {
         response.setHeader("Retry-After", Long.toString(retryAfter));
         String detail = (violated.size() == 1 ? "The rate limit of policy " + quoted(violated) + " is exhausted"
                 : "The rate limits of policies " + quoted(violated) + " are exhausted")
-                + "; retry after " + retryAfter + (retryAfter == 1 ? " second." : " seconds.");
+                + plansDetail(decisions, cfg) + "; retry after " + retryAfter + (retryAfter == 1 ? " second." : " seconds.");
+        List<Map<String, Object>> plans = refusingPlans(decisions, cfg);
+        if (!plans.isEmpty()) {
+            response.extensions.put("plans", plans);
+        }
         if (cfg.problemDecisions()) {
             response.extensions.put("refused-by", refusedBy(decisions));
         }
@@ -323,6 +327,69 @@ final class Responses {
         response.body = body.toString().getBytes(StandardCharsets.UTF_8);
         response.detail = detail;
     }
+
+    // ---- plans ----
+
+    /**
+     * {@code ;plan="pro"}, the plan a policy's limit is of, for a decision under one of its policy's plans; else
+     * nothing. The draft's {@code q} and {@code w} are then that plan's.
+     */
+    static String planParameter(PolicyDecision d, HttpRateLimiterConfig cfg) {
+        String plan = cfg.planOf(d.policy());
+        return plan == null ? "" : ";plan=" + sfString(plan);
+    }
+
+    /** {@code " (plan 'free': 100 per 3600 s)"} for each refusing policy decided under a plan, in order; else empty. */
+    private static String plansDetail(List<PolicyDecision> decisions, HttpRateLimiterConfig cfg) {
+        StringBuilder detail = new StringBuilder();
+        for (PolicyDecision d : decisions) {
+            String plan = d.refuses() ? cfg.planOf(d.policy()) : null;
+            if (plan != null) {
+                long w = windowSeconds(d.policy().spec());
+                detail.append(detail.length() == 0 ? " (" : "; ").append("policy '").append(d.policy().name())
+                        .append("' of plan '").append(plan).append("': ").append(d.policy().spec().limit())
+                        .append(w > 0 ? " per " + w + " s" : " at once");
+            }
+        }
+        return detail.length() == 0 ? "" : detail.append(')').toString();
+    }
+
+    /** The {@code plans} member: for each refusing policy decided under a plan, the policy, the plan and its limit. */
+    private static List<Map<String, Object>> refusingPlans(List<PolicyDecision> decisions, HttpRateLimiterConfig cfg) {
+        List<Map<String, Object>> plans = new ArrayList<>();
+        for (PolicyDecision d : decisions) {
+            String plan = d.refuses() ? cfg.planOf(d.policy()) : null;
+            if (plan != null) {
+                Map<String, Object> member = new LinkedHashMap<>();
+                member.put("policy", d.policy().name());
+                member.put("plan", plan);
+                member.put("limit", d.policy().spec().limit());
+                long w = windowSeconds(d.policy().spec());
+                if (w > 0) {
+                    member.put("window", w);
+                }
+                plans.add(java.util.Collections.unmodifiableMap(member));
+            }
+        }
+        return List.copyOf(plans);
+    }
+
+    /**
+     * Answers {@code 403 Forbidden} for a client whose plan none of the refusing policies knows, when they refuse
+     * unknown plans: no quota applies to it, so there is no {@code Retry-After} and no {@code RateLimit} item.
+     */
+    static void noPlan(Answer response, List<PolicyDecision> refused, HttpRateLimiterConfig cfg) {
+        List<String> violated = new ArrayList<>();
+        for (PolicyDecision d : refused) {
+            violated.add(d.policy().name());
+        }
+        response.setStatus(403);
+        problem(response, NO_PLAN, 403, "Forbidden", "No plan of " + (violated.size() == 1 ? "policy " : "policies ")
+                + quoted(violated) + " applies to this client.", violated);
+    }
+
+    /** The problem type of a client without a known plan, for a policy that refuses unknown plans. */
+    static final URI NO_PLAN = URI.create("about:blank");
 
     /**
      * An answer being written: status, headers in the order they were first set (a header set again

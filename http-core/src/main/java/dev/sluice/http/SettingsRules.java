@@ -15,6 +15,7 @@ import dev.sluice.limiter.Capacity;
 import dev.sluice.limiter.IllegalParameterException;
 import dev.sluice.limiter.LimitSpec;
 import dev.sluice.limiter.LimiterOptions;
+import dev.sluice.limiter.Plans;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -103,6 +104,16 @@ final class SettingsRules {
                 builder.responseCost(policy.name(), responseCost);
             }
             limits.put(policy.name(), policy.spec());
+            Plans plans = plans(e.getKey(), e.getValue());
+            if (plans != null) {
+                String property = POLICIES + e.getKey() + ".plan-from";
+                String[] from = planFrom(property, e.getValue().getPlanFrom());
+                builder.planFrom(policy.name(), plans, from[0], from[1], property,
+                        shown(property, e.getValue().getPlanFrom()));
+                // A route may cost no more than the smallest plan's limit.
+                limits.put(policy.name(), plans.specs().values().stream()
+                        .min(Comparator.comparingLong(LimitSpec::limit)).orElseThrow());
+            }
         }
         Map<String, RouteSettings> routes = new TreeMap<>(ROUTE_ORDER);
         routes.putAll(s.getRoutes());
@@ -180,19 +191,8 @@ final class SettingsRules {
             }
         }
         Policy p = new Policy(base, algorithm, set);
-        Map<String, Object> parameters = new LinkedHashMap<>();
-        for (Parameter parameter : description.parameters()) {
-            if (set.containsKey(parameter.setting()) || parameter.defaultValue().isEmpty()) {
-                parameters.put(parameter.name(), parameter.isDuration() ? p.duration(parameter.setting())
-                        : p.number(parameter.setting()));
-            }
-        }
-        LimitSpec spec;
-        try {
-            spec = description.spec(parameters);
-        } catch (IllegalArgumentException e) {
-            throw p.specError(e, description);
-        }
+        Plans plans = plans(name, settings);
+        LimitSpec spec = plans != null ? plans.primarySpec() : spec(p, description);
         LimiterOptions.Builder options = RateLimitPolicy.EDGE_DEFAULTS.toBuilder();
         if (settings.getQueueLimit() != null) {
             options.queueLimit(p.number("queue-limit"));
@@ -272,23 +272,164 @@ final class SettingsRules {
         }
     }
 
+    /** The spec a policy's (or a plan's) limit settings give. */
+    private static LimitSpec spec(Policy p, AlgorithmDescription description) {
+        Map<String, Object> parameters = new LinkedHashMap<>();
+        for (Parameter parameter : description.parameters()) {
+            if (p.set.containsKey(parameter.setting()) || parameter.defaultValue().isEmpty()) {
+                parameters.put(parameter.name(), parameter.isDuration() ? p.duration(parameter.setting())
+                        : p.number(parameter.setting()));
+            }
+        }
+        try {
+            return description.spec(parameters);
+        } catch (IllegalArgumentException e) {
+            throw p.specError(e, description);
+        }
+    }
+
+    // ---- plans ----
+
+    /** The kinds of {@code plan-from}. */
+    private static final List<String> PLAN_SOURCES = List.of("claim", "attribute", "authority", "header", "bean");
+    private static final String PLAN_FROM_EXPECTED = "claim:<name>, attribute:<name>, authority:<prefix>, header:<name>"
+            + " (honoured only from sluice.client.trusted-proxies), bean or bean:<name>";
+
+    /** A policy's plans, or null for a policy without; every error names the property. */
+    private Plans plans(String name, PolicySettings settings) {
+        String base = POLICIES + name + ".";
+        if (settings.getPlans() == null || settings.getPlans().isEmpty()) {
+            for (String setting : List.of("plan-from", "default-plan", "unknown-plan")) {
+                Object value = setting.equals("plan-from") ? settings.getPlanFrom()
+                        : setting.equals("default-plan") ? settings.getDefaultPlan() : settings.getUnknownPlan();
+                if (value != null) {
+                    throw new IllegalArgumentException("invalid property " + base + setting + "="
+                            + shown(base + setting, value) + "; it applies to a policy with plans, and " + base
+                            + "plans.<plan>.<setting> sets none");
+                }
+            }
+            return null;
+        }
+        if (settings.getPlanFrom() == null) {
+            throw new IllegalArgumentException("missing property " + base + "plan-from; a policy with plans needs"
+                    + " where a client's plan is read: " + PLAN_FROM_EXPECTED);
+        }
+        planFrom(base + "plan-from", settings.getPlanFrom());
+        AlgorithmDescription description = algorithm(base + "algorithm", settings.getAlgorithm());
+        Map<String, Object> policySet = new LinkedHashMap<>();
+        for (Parameter parameter : description.parameters()) {
+            Object value = PropertiesReader.settings(PolicySettings.class).get(parameter.setting()).get(settings);
+            if (value != null) {
+                policySet.put(parameter.setting(), value);
+            }
+        }
+        Plans.Builder plans = Plans.builder();
+        for (Map.Entry<String, SluiceSettings.PlanSettings> e : settings.getPlans().entrySet()) {
+            String planBase = base + "plans." + e.getKey() + ".";
+            Map<String, Object> merged = new LinkedHashMap<>(policySet);
+            Map<String, String> where = new LinkedHashMap<>();
+            Set<String> allowed = PropertiesReader.ALGORITHM_KEYS.get(description.name());
+            for (PropertiesReader.Setting setting : PropertiesReader.settings(SluiceSettings.PlanSettings.class).values()) {
+                Object value = e.getValue() == null ? null : setting.get(e.getValue());
+                if (value == null) {
+                    continue;
+                }
+                if (!allowed.contains(setting.name())) {
+                    throw new IllegalArgumentException("unknown property " + planBase + setting.name() + "="
+                            + shown(planBase + setting.name(), value) + " for algorithm " + description.name()
+                            + "; a plan sets its limit only: expected one of " + new java.util.TreeSet<>(allowed));
+                }
+                merged.put(setting.name(), value);
+                where.put(setting.name(), planBase + setting.name());
+            }
+            LimitSpec spec = spec(new Policy(base, description.name(), merged, where, planBase), description);
+            try {
+                plans.plan(e.getKey(), spec);
+            } catch (IllegalArgumentException invalid) {
+                throw new IllegalArgumentException("invalid plan name in " + planBase + "*: " + invalid.getMessage(),
+                        invalid);
+            }
+        }
+        String unknown = settings.getUnknownPlan() == null ? "default"
+                : settings.getUnknownPlan().strip().toLowerCase(Locale.ROOT);
+        String defaultPlan = settings.getDefaultPlan() == null ? null : settings.getDefaultPlan().strip();
+        Set<String> names = settings.getPlans().keySet();
+        if (unknown.equals("refuse")) {
+            if (defaultPlan != null) {
+                throw new IllegalArgumentException("invalid property " + base + "default-plan="
+                        + shown(base + "default-plan", defaultPlan) + " with " + base + "unknown-plan=refuse; set one"
+                        + " of them");
+            }
+            plans.refuseUnknownPlans();
+        } else if (unknown.equals("default")) {
+            if (defaultPlan == null) {
+                throw new IllegalArgumentException("missing property " + base + "default-plan; expected the plan of a"
+                        + " client whose plan is unknown, one of " + names + ", or set " + base
+                        + "unknown-plan=refuse");
+            }
+            if (!names.contains(defaultPlan)) {
+                throw new IllegalArgumentException("invalid property " + base + "default-plan="
+                        + shown(base + "default-plan", defaultPlan) + "; expected one of the plans " + names);
+            }
+            plans.defaultPlan(defaultPlan);
+        } else {
+            throw new IllegalArgumentException("invalid property " + base + "unknown-plan="
+                    + shown(base + "unknown-plan", settings.getUnknownPlan()) + "; expected default or refuse");
+        }
+        return plans.build();
+    }
+
+    /** {@code plan-from} as its kind and name (null for {@code bean} alone). */
+    private String[] planFrom(String property, String value) {
+        String v = value.strip();
+        int colon = v.indexOf(':');
+        String kind = (colon < 0 ? v : v.substring(0, colon)).strip().toLowerCase(Locale.ROOT);
+        String name = colon < 0 ? null : v.substring(colon + 1).strip();
+        boolean named = name != null && !name.isEmpty();
+        if (!PLAN_SOURCES.contains(kind) || (!named && !kind.equals("bean")) || (colon >= 0 && !named)) {
+            throw new IllegalArgumentException("invalid property " + property + "=" + shown(property, value)
+                    + "; expected " + PLAN_FROM_EXPECTED);
+        }
+        if (kind.equals("header") && !name.chars().allMatch(c -> (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z')
+                || (c >= '0' && c <= '9') || "!#$%&'*+-.^_`|~".indexOf(c) >= 0)) {
+            throw new IllegalArgumentException("invalid property " + property + "=" + shown(property, value)
+                    + "; expected an HTTP header name after header:, such as header:X-Plan");
+        }
+        return new String[] {kind, name};
+    }
+
     /** One policy's settings that are set, by name, with errors that name the property. */
     private final class Policy {
         private final String base;
         private final String algorithm;
         private final Map<String, Object> set;
+        /** The property of each setting a plan set; the others are the policy's. */
+        private final Map<String, String> where;
+        /** The properties of a plan, or null for the policy's own limit. */
+        private final String planBase;
 
         Policy(String base, String algorithm, Map<String, Object> set) {
+            this(base, algorithm, set, Map.of(), null);
+        }
+
+        Policy(String base, String algorithm, Map<String, Object> set, Map<String, String> where, String planBase) {
             this.base = base;
             this.algorithm = algorithm;
             this.set = set;
+            this.where = where;
+            this.planBase = planBase;
+        }
+
+        private String property(String setting) {
+            return where.getOrDefault(setting, base + setting);
         }
 
         Object require(String setting, String expected) {
             Object v = set.get(setting);
             if (v == null) {
-                throw new IllegalArgumentException("missing property " + base + setting + "; expected " + expected
-                        + " (required by algorithm " + algorithm + ")");
+                throw new IllegalArgumentException("missing property " + (planBase == null ? base + setting
+                        : planBase + setting + " (or " + base + setting + " for every plan)") + "; expected "
+                        + expected + " (required by algorithm " + algorithm + ")");
             }
             return v;
         }
@@ -312,8 +453,8 @@ final class SettingsRules {
         }
 
         IllegalArgumentException error(String setting, String expected) {
-            return new IllegalArgumentException("invalid property " + base + setting + "="
-                    + shown(base + setting, set.get(setting)) + "; " + expected);
+            return new IllegalArgumentException("invalid property " + property(setting) + "="
+                    + shown(property(setting), set.get(setting)) + "; " + expected);
         }
 
         /** A spec's own validation error, attributed to the property that sets the parameter it names. */
@@ -322,11 +463,11 @@ final class SettingsRules {
                     .filter(d -> d.name().equals(p.parameter()) || d.component().equals(p.parameter()))
                     .map(Parameter::setting).findFirst().orElse(null) : null;
             if (property != null && set.containsKey(property)) {
-                return new IllegalArgumentException("invalid property " + base + property + "="
-                        + shown(base + property, set.get(property)) + "; " + e.getMessage(), e);
+                return new IllegalArgumentException("invalid property " + property(property) + "="
+                        + shown(property(property), set.get(property)) + "; " + e.getMessage(), e);
             }
             Map<String, String> shownSet = new LinkedHashMap<>();
-            set.forEach((k, v) -> shownSet.put(k, text(base + k, v)));
+            set.forEach((k, v) -> shownSet.put(property(k).substring(base.length()), text(property(k), v)));
             return new IllegalArgumentException("invalid properties " + base + "* " + shownSet + "; " + e.getMessage(), e);
         }
     }

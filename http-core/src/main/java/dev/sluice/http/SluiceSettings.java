@@ -193,6 +193,67 @@ public class SluiceSettings {
         public void setCountStatuses(List<String> countStatuses) { this.countStatuses = countStatuses; }
         public String getCostHeader() { return costHeader; }
         public void setCostHeader(String costHeader) { this.costHeader = costHeader; }
+
+        /**
+         * Where a client's plan is read, for a limit per plan (set with plans): claim:<name> or attribute:<name> of
+         * the authenticated principal, authority:<prefix> (the principal's authority with that prefix names the
+         * plan), header:<name> (honoured only from sluice.client.trusted-proxies), or bean (the application's
+         * PlanResolver bean; bean:<name> for one of several).
+         */
+        private String planFrom;
+        /** The plan of a client whose plan is unknown or missing (one of plans); or set unknown-plan to refuse. */
+        private String defaultPlan;
+        /** What a client of an unknown plan gets: default (default-plan's limit) or refuse (403). */
+        private String unknownPlan;
+        /** Plans by name, each with the limit settings it changes of this policy's (permit-limit, window ...). */
+        private Map<String, PlanSettings> plans;
+
+        public String getPlanFrom() { return planFrom; }
+        public void setPlanFrom(String planFrom) { this.planFrom = planFrom; }
+        public String getDefaultPlan() { return defaultPlan; }
+        public void setDefaultPlan(String defaultPlan) { this.defaultPlan = defaultPlan; }
+        public String getUnknownPlan() { return unknownPlan; }
+        public void setUnknownPlan(String unknownPlan) { this.unknownPlan = unknownPlan; }
+        public Map<String, PlanSettings> getPlans() { return plans; }
+        public void setPlans(Map<String, PlanSettings> plans) { this.plans = plans == null ? null : new LinkedHashMap<>(plans); }
+    }
+
+    /** One plan of a policy: the settings of the policy's limit that this plan changes; the others are the policy's. */
+    @ConfigurationPropertiesSource
+    @SuppressWarnings("exports")
+    public static class PlanSettings {
+        /** Permits per window, bucket size, permits per GCRA period, or concurrent permits. */
+        private Long permitLimit;
+        /** The window (window algorithms) or the period (gcra). */
+        private Duration window;
+        /** Segments per window (sliding-window). */
+        private Integer segments;
+        /** Tokens added per replenishment period (token-bucket). */
+        private Long tokensPerPeriod;
+        /** Time between refills (token-bucket). */
+        private Duration replenishmentPeriod;
+        /** Permits that may be taken at once (gcra). */
+        private Long burst;
+        /** How long a lease lasts unless renewed (concurrency). */
+        private Duration leaseDuration;
+
+        /** Nothing set: the policy's settings. */
+        public PlanSettings() {}
+
+        public Long getPermitLimit() { return permitLimit; }
+        public void setPermitLimit(Long permitLimit) { this.permitLimit = permitLimit; }
+        public Duration getWindow() { return window; }
+        public void setWindow(Duration window) { this.window = window; }
+        public Integer getSegments() { return segments; }
+        public void setSegments(Integer segments) { this.segments = segments; }
+        public Long getTokensPerPeriod() { return tokensPerPeriod; }
+        public void setTokensPerPeriod(Long tokensPerPeriod) { this.tokensPerPeriod = tokensPerPeriod; }
+        public Duration getReplenishmentPeriod() { return replenishmentPeriod; }
+        public void setReplenishmentPeriod(Duration replenishmentPeriod) { this.replenishmentPeriod = replenishmentPeriod; }
+        public Long getBurst() { return burst; }
+        public void setBurst(Long burst) { this.burst = burst; }
+        public Duration getLeaseDuration() { return leaseDuration; }
+        public void setLeaseDuration(Duration leaseDuration) { this.leaseDuration = leaseDuration; }
     }
 
     /** One route. */

@@ -32,7 +32,8 @@ final class PropertiesReferenceTest {
     @Test
     void table_namesEveryPropertyTheReaderKnows() throws Exception {
         Set<String> known = new TreeSet<>(PropertiesReader.TOP_LEVEL);
-        PropertiesReader.COMMON_POLICY_KEYS.forEach(k -> known.add("sluice.policies.<name>." + k));
+        PropertiesReader.COMMON_POLICY_KEYS.forEach(k -> known.add("sluice.policies.<name>."
+                + (k.equals("plans") ? "plans.<plan>.<setting>" : k)));
         PropertiesReader.ALGORITHM_KEYS.values().forEach(keys -> keys.forEach(k -> known.add("sluice.policies.<name>." + k)));
         PropertiesReader.ROUTE_KEYS.forEach(k -> known.add("sluice.routes.<id>." + k));
         assertEquals(known, new TreeSet<>(table().keySet()));
@@ -72,7 +73,15 @@ final class PropertiesReferenceTest {
             }
             p.setProperty("sluice.routes.1.pattern", "/api/login");
             p.setProperty("sluice.routes.1.policy", "login");
-            p.setProperty(property.replace("<name>", "login").replace("<id>", "1"), row.getValue());
+            if (property.contains("plan")) {
+                p.setProperty("sluice.policies.login.plan-from", "header:X-Plan");
+                p.setProperty("sluice.policies.login.plans.free.permit-limit", "5");
+                if (!property.endsWith("unknown-plan")) {
+                    p.setProperty("sluice.policies.login.default-plan", "free");
+                }
+            }
+            p.setProperty(property.replace("<name>", "login").replace("<id>", "1").replace("<plan>", "free")
+                    .replace("<setting>", "permit-limit"), row.getValue());
             assertDoesNotThrow(() -> HttpRateLimiterConfig.fromProperties(p), property + " = " + row.getValue());
         }
     }

@@ -271,6 +271,28 @@ final class RealTimeAccuracyTest {
         return only(Stream.of("hazelcast-embedded", "hazelcast-client-coalescing"));
     }
 
+    /** {@link dev.sluice.it.contract.PlansRealTime}: each plan's limit per store window on the real clock. */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("planBackends")
+    void plans_realClockShortWindow_eachClientHeldToItsPlansLimit(String backend) throws Exception {
+        List<AutoCloseable> resources = new ArrayList<>();
+        try {
+            LimiterOptions options = LimiterOptions.builder().decisionTimeout(Duration.ofSeconds(10)).build();
+            List<String> problems = dev.sluice.it.contract.PlansRealTime.check(backend, replicas(backend, resources),
+                    options);
+            assertTrue(problems.isEmpty(), String.join("\n", problems));
+        } finally {
+            for (int i = resources.size() - 1; i >= 0; i--) {
+                resources.get(i).close();
+            }
+        }
+    }
+
+    static Stream<String> planBackends() {
+        return only(Stream.of("in-process", "hazelcast-embedded", "hazelcast-client", "jcache-caffeine",
+                "jcache-hazelcast"));
+    }
+
     private static Durability durability(String backend) {
         return backend.endsWith("-ephemeral") ? Durability.EPHEMERAL
                 : backend.endsWith("-async-backup") ? Durability.REPLICATED_ASYNC : Durability.REPLICATED;

@@ -1,6 +1,7 @@
 package dev.sluice.limiter;
 
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -42,6 +43,24 @@ public interface PartitionedRateLimiter<P> extends AutoCloseable {
     /** {@link RateLimiter#reset(long)} for one partition. */
     default KeyState reset(P partition, long remaining) {
         throw new UnsupportedOperationException(getClass().getName() + " does not reset its keys");
+    }
+
+    /**
+     * The spec that decides {@code partition}: {@link #spec()}, or for a {@linkplain RateLimiters#planned planned}
+     * limiter its plan's spec (the default plan's for an unknown plan); empty when its plan is unknown and unknown
+     * plans are refused.
+     */
+    default Optional<LimitSpec> specOf(P partition) {
+        return Optional.of(spec());
+    }
+
+    /**
+     * The plan that decides {@code partition} for a {@linkplain RateLimiters#planned planned} limiter (the default
+     * plan for an unknown plan); empty for a limiter without plans, or when the partition's plan is unknown and
+     * refused.
+     */
+    default Optional<String> planOf(P partition) {
+        return Optional.empty();
     }
 
     /** Counts over all partitions in this process. */

@@ -1,6 +1,7 @@
 package dev.sluice.limiter;
 
 import dev.sluice.limiter.runtime.Chain;
+import dev.sluice.limiter.runtime.PlanRouter;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -45,6 +46,35 @@ public interface RateLimiters extends AutoCloseable {
     /** A limiter per partition of {@code policy}; {@code partitionId} turns a partition into its id string. */
     <P> PartitionedRateLimiter<P> partitioned(String policy, LimitSpec spec, LimiterOptions options,
             Function<? super P, String> partitionId);
+
+    /**
+     * A limiter per partition of {@code policy} whose spec is chosen per partition from its plan: {@code planOf}
+     * names the partition's plan (null for none), and {@code plans} gives each plan's spec and what an unknown plan
+     * gets (the default plan's spec, or a refused lease without retry-after). The plan is not part of the key,
+     * {@code <prefix>/<policy>/<partition>}: a partition whose plan changes keeps what it consumed, and the new plan's
+     * spec applies to it from its next decision (the rules of a limit changed live). {@link PartitionedRateLimiter#spec()}
+     * is {@link Plans#primarySpec()}; {@link PartitionedRateLimiter#specOf} and {@link PartitionedRateLimiter#planOf}
+     * tell a partition's. A partition with waiters queued or concurrency leases held keeps the spec it had when they
+     * began until they are done. {@code planOf} is called on the calling thread, once per call; it must be fast and
+     * must not throw (what it throws, the call throws).
+     *
+     * <p>The default makes one {@link #partitioned} limiter per plan, all on {@code policy} and so on the same keys, and
+     * sends each call to its partition's plan's, so a factory that wraps another (to change options, say) gets planned
+     * limiters from its own {@code partitioned}; the runtime's factories decide them with one limiter.
+     *
+     * @throws IllegalArgumentException if a plan's spec is not accepted by this store (as {@link #limiter} checks),
+     *     naming the plan
+     */
+    default <P> PartitionedRateLimiter<P> planned(String policy, Plans plans, LimiterOptions options,
+            Function<? super P, String> partitionId, Function<? super P, String> planOf) {
+        return PlanRouter.of(this, policy, plans, options, partitionId, planOf);
+    }
+
+    /** {@link #planned(String, Plans, LimiterOptions, Function, Function)} with string partitions. */
+    default PartitionedRateLimiter<String> planned(String policy, Plans plans, LimiterOptions options,
+            Function<? super String, String> planOf) {
+        return planned(policy, plans, options, Function.identity(), planOf);
+    }
 
     /**
      * Stores {@code words} under {@code <prefix>/<name>} unless the key holds a value already, and returns what it

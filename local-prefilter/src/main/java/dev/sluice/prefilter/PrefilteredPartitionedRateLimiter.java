@@ -37,6 +37,8 @@ final class PrefilteredPartitionedRateLimiter<P> extends PrefilteredLimiter<P> i
     }
 
     @Override public String keyOf(P partition) { return limiter.keyOf(partition); }
+    @Override public java.util.Optional<dev.sluice.limiter.LimitSpec> specOf(P partition) { return limiter.specOf(partition); }
+    @Override public java.util.Optional<String> planOf(P partition) { return limiter.planOf(partition); }
     @Override public dev.sluice.limiter.KeyState inspect(P partition) { return limiter.inspect(partition); }
 
     @Override

@@ -46,6 +46,14 @@ final class PrefilteredRateLimiters implements RateLimiters {
         return LocalPrefilter.wrap(delegate.partitioned(policy, spec, options, partitionId), options(spec));
     }
 
+    /** Only the refusal cache: an allowance batch would be sized by one plan's limit for every plan. */
+    @Override
+    public <P> PartitionedRateLimiter<P> planned(String policy, dev.sluice.limiter.Plans plans, LimiterOptions options,
+            Function<? super P, String> partitionId, Function<? super P, String> planOf) {
+        return LocalPrefilter.wrap(delegate.planned(policy, plans, options, partitionId, planOf),
+                PrefilterOptions.builder().mode(PrefilterMode.REFUSAL_CACHE).build());
+    }
+
     /** The application's {@link RateLimiters} stay open: this wrapper owns nothing but the limiters. */
     @Override
     public void close() {}

@@ -103,6 +103,14 @@ public final class ProtectionReport {
             policy.put("backend", backend);
             policy.put("failureMode", p.options().failureMode().name().toLowerCase(Locale.ROOT));
             policy.put("shadow", rateLimiter.config().shadow() || p.shadow());
+            dev.sluice.limiter.Plans plans = rateLimiter.config().plans().get(name);
+            if (plans != null) {
+                Map<String, Object> specs = new LinkedHashMap<>();
+                plans.specs().forEach((plan, spec) -> specs.put(plan, spec.toString()));
+                policy.put("plans", specs);
+                policy.put("planFrom", rateLimiter.config().planSource(name));
+                policy.put("unknownPlan", plans.defaultPlan().orElse("refused"));
+            }
         }
         return policy;
     }
@@ -158,7 +166,12 @@ public final class ProtectionReport {
         if (!p.containsKey("limit")) {
             return b.append(": no such policy").toString();
         }
-        b.append(": ").append(p.get("limit"));
+        if (p.containsKey("plans")) {
+            b.append(": plans ").append(p.get("plans")).append(" from ").append(p.get("planFrom"))
+                    .append(" (unknown plan: ").append(p.get("unknownPlan")).append(')');
+        } else {
+            b.append(": ").append(p.get("limit"));
+        }
         if (identified) {
             List<String> identity = cast(p.get("identity"));
             b.append(", identity ").append(String.join(",", identity));

@@ -38,11 +38,12 @@ public class SluiceAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     public HttpRateLimiterConfig sluiceFilterConfig(SluiceProperties properties,
-            ObjectProvider<DecisionListener> listeners, Environment environment) {
+            ObjectProvider<DecisionListener> listeners, Environment environment,
+            org.springframework.beans.factory.ListableBeanFactory beans) {
         try {
             properties.getPrefilter().modeName(); // validated with the rest, at start-up
-            HttpRateLimiterConfig.Builder builder =
-                    HttpRateLimiterConfig.builder().settings(properties, SluiceProperties.written(environment));
+            HttpRateLimiterConfig.Builder builder = HttpRateLimiterConfig.builder().planSource(new SluicePlanSource(beans))
+                    .settings(properties, SluiceProperties.written(environment));
             listeners.orderedStream().forEach(builder::listener);
             return builder.build();
         } catch (IllegalArgumentException e) {

@@ -38,6 +38,7 @@ final class SluiceFilterPlacement {
     static final int DEFAULT_ORDER = 0;
 
     private final Map<String, List<String>> identities;
+    private final Set<String> plansFromPrincipal;
     private final Set<String> routed;
     private final Integer userOrder;
     private final boolean override;
@@ -48,6 +49,7 @@ final class SluiceFilterPlacement {
      */
     SluiceFilterPlacement(SluiceProperties properties, HttpRateLimiterConfig config, Integer securityOrder) {
         this.identities = identities(properties, config);
+        this.plansFromPrincipal = plansFromPrincipal(properties);
         this.routed = new LinkedHashSet<>();
         for (Route r : config.routes()) {
             routed.addAll(r.policies());
@@ -90,7 +92,19 @@ final class SluiceFilterPlacement {
      */
     boolean needsPrincipal(String policy) {
         List<String> identity = identity(policy);
-        return identity.contains("principal") || identity.contains("custom");
+        return identity.contains("principal") || identity.contains("custom") || plansFromPrincipal.contains(policy);
+    }
+
+    /** The policies whose plan is read from the principal or an application bean (which may read it). */
+    private static Set<String> plansFromPrincipal(SluiceProperties properties) {
+        Set<String> policies = new LinkedHashSet<>();
+        properties.getPolicies().forEach((name, p) -> {
+            String from = p.getPlanFrom() == null ? "" : p.getPlanFrom().strip().toLowerCase(java.util.Locale.ROOT);
+            if (p.getPlans() != null && !from.startsWith("header:")) {
+                policies.add(name);
+            }
+        });
+        return policies;
     }
 
     /** Whether two filters run, one each side of Spring Security's chain. */
@@ -149,7 +163,11 @@ final class SluiceFilterPlacement {
                 if (!decidedHere) {
                     continue;
                 }
-                if (before && needsPrincipal(policy) && identity(policy).contains("principal")) {
+                if (before && plansFromPrincipal.contains(policy)) {
+                    problems.add("policy '" + policy + "' (plans from sluice.policies." + policy + ".plan-from) runs"
+                            + " before Spring Security's filter chain, where no request is authenticated yet, so every"
+                            + " client gets the plan of a client without one");
+                } else if (before && needsPrincipal(policy) && identity(policy).contains("principal")) {
                     problems.add("policy '" + policy + "' (identity " + identity(policy) + ") runs before Spring"
                             + " Security's filter chain, where no request is authenticated yet, so every client is"
                             + " counted by its address");

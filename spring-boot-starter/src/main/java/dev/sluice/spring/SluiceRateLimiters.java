@@ -58,6 +58,12 @@ public final class SluiceRateLimiters implements RateLimiters {
     }
 
     @Override
+    public <P> PartitionedRateLimiter<P> planned(String policy, dev.sluice.limiter.Plans plans, LimiterOptions options,
+            Function<? super P, String> partitionId, Function<? super P, String> planOf) {
+        return delegate.planned(policy, plans, options, partitionId, planOf);
+    }
+
+    @Override
     public void close() {
         delegate.close();
     }

@@ -86,10 +86,16 @@ final class Secured {
 
     /** A bearer token for {@code subject}, valid for an hour, signed by the issuer's key. */
     static String token(String subject) {
+        return token(subject, java.util.Map.of());
+    }
+
+    /** A bearer token for {@code subject} carrying {@code claims} too, valid for an hour, signed by the issuer's key. */
+    static String token(String subject, java.util.Map<String, Object> claims) {
         try {
-            SignedJWT jwt = new SignedJWT(new JWSHeader(JWSAlgorithm.RS256), new JWTClaimsSet.Builder()
-                    .subject(subject).issueTime(new Date()).expirationTime(Date.from(Instant.now().plusSeconds(3600)))
-                    .build());
+            JWTClaimsSet.Builder set = new JWTClaimsSet.Builder().subject(subject).issueTime(new Date())
+                    .expirationTime(Date.from(Instant.now().plusSeconds(3600)));
+            claims.forEach(set::claim);
+            SignedJWT jwt = new SignedJWT(new JWSHeader(JWSAlgorithm.RS256), set.build());
             jwt.sign(new RSASSASigner((RSAPrivateKey) KEYS.getPrivate()));
             return jwt.serialize();
         } catch (Exception e) {

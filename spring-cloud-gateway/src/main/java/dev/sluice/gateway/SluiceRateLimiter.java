@@ -23,7 +23,9 @@ import reactor.core.publisher.Mono;
  * A refusal carries the refusing policy's {@code RateLimit-Policy}, {@code RateLimit} and {@code Retry-After}
  * headers; the status and the empty body are {@code RequestRateLimiter}'s (use the {@code Sluice} filter for the
  * problem body). When the store cannot decide, the policy's failure mode answers: {@code allow} allows,
- * {@code deny} refuses (the gateway's 429, not a 503), {@code throw} fails the request.
+ * {@code deny} refuses (the gateway's 429, not a 503), {@code throw} fails the request. A policy with plans
+ * ({@code plan-from}) fails the route: the limiter sees a key, never the request its plan is read from; the
+ * {@code Sluice} filter decides such a policy.
  */
 public class SluiceRateLimiter extends AbstractRateLimiter<SluiceRateLimiter.Config> {
     /** The prefix of the route's arguments for this limiter. */
@@ -66,6 +68,13 @@ public class SluiceRateLimiter extends AbstractRateLimiter<SluiceRateLimiter.Con
             if (policies.indexOf(p) != policies.lastIndexOf(p)) {
                 throw new IllegalArgumentException("route '" + routeId + "' gives " + CONFIGURATION_PROPERTY_NAME
                         + ".policy '" + p + "' twice");
+            }
+            if (rateLimiter.config().plans().containsKey(p)) {
+                // The key resolver's key is all RequestRateLimiter hands on: no request to read a plan from.
+                throw new IllegalArgumentException("route '" + routeId + "' gives " + CONFIGURATION_PROPERTY_NAME
+                        + ".policy '" + p + "', whose limit is chosen per plan (" + rateLimiter.config().planSource(p)
+                        + "), which RequestRateLimiter cannot tell: it passes the limiter a key and no request. Use"
+                        + " the Sluice filter on this route (filters: - Sluice=" + p + ")");
             }
         }
         return policies;

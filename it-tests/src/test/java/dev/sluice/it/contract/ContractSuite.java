@@ -20,7 +20,8 @@ import org.junit.jupiter.api.Test;
  * The local queue over a real backend: order, limits in permits, cancellation, bounded waits. The fake
  * clock decides when the store grants; a 2 ms poll interval makes the queue ask again promptly.
  */
-public abstract class ContractSuite extends SettleContract {
+
+public abstract class ContractSuite extends PlansContract {
 
     private RateLimiter queued(LimitSpec spec, long queueLimit, QueueOrder order) {
         return backend().limiters().limiter(unique("queue"), spec, LimiterOptions.builder().queueLimit(queueLimit)

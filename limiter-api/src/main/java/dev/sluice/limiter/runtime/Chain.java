@@ -321,7 +321,8 @@ public final class Chain {
 
         private static <Q> Link bind(PartitionedRateLimiter<Q> limiter, Q partition) {
             return new Link() {
-                @Override public LimitSpec spec() { return limiter.spec(); }
+                // A planned link checks the permits against the partition's plan; an unknown, refused plan by its own rule.
+                @Override public LimitSpec spec() { return limiter.specOf(partition).orElse(limiter.spec()); }
                 @Override public Lease tryAcquire(long permits) { return limiter.tryAcquire(partition, permits); }
 
                 @Override

@@ -7,6 +7,7 @@ import dev.sluice.limiter.Keys;
 import dev.sluice.limiter.LimitSpec;
 import dev.sluice.limiter.LimiterOptions;
 import dev.sluice.limiter.PartitionedRateLimiter;
+import dev.sluice.limiter.Plans;
 import dev.sluice.limiter.RateLimiter;
 import dev.sluice.limiter.RateLimiters;
 import dev.sluice.limiter.RuntimeSettings;
@@ -92,6 +93,29 @@ public final class DefaultRateLimiters implements RateLimiters {
         store.checkSpec(spec);
         PartitionedLimiter<P> limiter = new PartitionedLimiter<>(this, policy, Keys.partitionKeyBase(keyPrefix, policy), spec,
                 options, partitionId);
+        created.add(limiter);
+        return limiter;
+    }
+
+    @Override
+    public <P> PartitionedRateLimiter<P> planned(String policy, Plans plans, LimiterOptions options,
+            Function<? super P, String> partitionId, Function<? super P, String> planOf) {
+        Keys.checkName("policy", policy);
+        Objects.requireNonNull(plans, "plans");
+        Objects.requireNonNull(options, "options");
+        Objects.requireNonNull(partitionId, "partitionId");
+        Objects.requireNonNull(planOf, "planOf");
+        checkOpen();
+        plans.specs().forEach((plan, spec) -> {
+            try {
+                checkRenewal(spec, options);
+                store.checkSpec(spec);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("plan '" + plan + "' of policy '" + policy + "': " + e.getMessage(), e);
+            }
+        });
+        PartitionedLimiter<P> limiter = new PartitionedLimiter<>(this, policy, Keys.partitionKeyBase(keyPrefix, policy),
+                plans.primarySpec(), options, partitionId, plans, planOf);
         created.add(limiter);
         return limiter;
     }
