@@ -1,10 +1,12 @@
 package dev.sluice.http;
 
 import dev.sluice.limiter.AlgorithmDescription;
+import dev.sluice.limiter.CalendarPeriod;
 import dev.sluice.limiter.Capacity;
 import dev.sluice.limiter.Durability;
 import dev.sluice.limiter.FailureMode;
 import java.net.URI;
+import java.time.DayOfWeek;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -114,8 +116,8 @@ public class SluiceSettings {
     @SuppressWarnings("exports")
     public static class PolicySettings {
         /**
-         * The algorithm (required): fixed-window, sliding-window, sliding-log, sliding-counter, token-bucket, gcra or
-         * concurrency.
+         * The algorithm (required): fixed-window, sliding-window, sliding-log, sliding-counter, token-bucket, gcra,
+         * concurrency or calendar-window.
          */
         private String algorithm;
         /** Permits per window, bucket size, permits per GCRA period, or concurrent permits (required). */
@@ -146,6 +148,15 @@ public class SluiceSettings {
         private List<String> identity;
         /** Decide and count, never refuse (default false, or sluice.shadow). */
         private Boolean shadow;
+        /** The calendar unit of a window: day, week, month or year (calendar-window). */
+        private CalendarPeriod period;
+        /**
+         * The time zone whose calendar the windows follow: a region id such as Europe/Paris, or an offset such as
+         * +02:00 (calendar-window; default UTC).
+         */
+        private String zone;
+        /** The day a week starts on (calendar-window with period week; default monday). */
+        private DayOfWeek firstDayOfWeek;
 
         /** Nothing set. */
         public PolicySettings() {}
@@ -180,6 +191,12 @@ public class SluiceSettings {
         public void setIdentity(List<String> identity) { this.identity = identity; }
         public Boolean getShadow() { return shadow; }
         public void setShadow(Boolean shadow) { this.shadow = shadow; }
+        public CalendarPeriod getPeriod() { return period; }
+        public void setPeriod(CalendarPeriod period) { this.period = period; }
+        public String getZone() { return zone; }
+        public void setZone(String zone) { this.zone = zone; }
+        public DayOfWeek getFirstDayOfWeek() { return firstDayOfWeek; }
+        public void setFirstDayOfWeek(DayOfWeek firstDayOfWeek) { this.firstDayOfWeek = firstDayOfWeek; }
     }
 
     /** One route. */
