@@ -590,6 +590,7 @@ public final class AlgorithmDescription {
         String fallback = p.defaultValue().isEmpty() ? ""
                 : ", default " + (p.isDuration() ? human(p.defaultValue().getAsLong())
                         : p.unit() == Unit.CHOICE ? p.choiceNames().get((int) p.defaultValue().getAsLong())
+                        : p.unit() == Unit.TIME_ZONE && p.defaultValue().getAsLong() == 0 ? "UTC"
                         : p.named(p.defaultValue().getAsLong()));
         return "`" + p.name() + "`: " + p.summary() + ", " + bounds + fallback;
     }
