@@ -8,6 +8,8 @@ import dev.sluice.limiter.LimitSpec;
 import dev.sluice.limiter.LimiterOptions;
 import dev.sluice.limiter.PartitionedRateLimiter;
 import dev.sluice.limiter.RateLimiters;
+import dev.sluice.limiter.algorithm.Algorithms;
+import dev.sluice.limiter.algorithm.Verdict;
 import dev.sluice.limiter.local.LocalRateLimiters;
 import java.time.Duration;
 import java.time.ZoneId;
@@ -34,7 +36,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * A calendar quota against the fixed window it extends: one grant on one of 10,000 keys at random, a monthly
  * calendar window in Europe/Paris beside a fixed window of 30 days, both never refusing. {@code in-process} is the
  * in-process store; {@code hazelcast-embedded} two members in this JVM, the caller one of them (half the keys on
- * the other), without coalescing, so each grant is one step where its key lives and the spec travels on the wire.
+ * the other), without coalescing, so each grant is one step where its key lives and the spec travels on the wire;
+ * {@code step} the step alone, on one key's state, which is what a calendar window adds to.
  *
  * <p>{@code java -cp benchmarks/target/benchmarks.jar org.openjdk.jmh.Main CalendarWindowBench -f 1 -wi 2 -i 3 -r 2}
  */
@@ -57,20 +60,30 @@ public class CalendarWindowBench {
     @Param({"fixed-window", "calendar-month"})
     public String spec;
 
-    /** in-process, hazelcast-embedded. */
-    @Param({"in-process", "hazelcast-embedded"})
+    /** step (the pure step on one key's state, no store), in-process, hazelcast-embedded. */
+    @Param({"step", "in-process", "hazelcast-embedded"})
     public String store;
 
     private final List<HazelcastInstance> members = new ArrayList<>();
     private RateLimiters limiters;
     private PartitionedRateLimiter<String> limiter;
     private final String[] keys = new String[KEYS];
+    private LimitSpec limit;
+
+    /** One key's state per thread, for the step alone. */
+    @State(Scope.Thread)
+    public static class Key {
+        long[] state;
+    }
 
     @Setup(Level.Trial)
     public void start() {
-        LimitSpec limit = spec.equals("calendar-month")
+        limit = spec.equals("calendar-month")
                 ? LimitSpec.calendarWindow(NEVER_REFUSES, CalendarPeriod.MONTH, ZoneId.of("Europe/Paris"))
                 : LimitSpec.fixedWindow(NEVER_REFUSES, Duration.ofDays(30));
+        if (store.equals("step")) {
+            return;
+        }
         if (store.equals("hazelcast-embedded")) {
             List<String> addresses = List.of("127.0.0.1:6191", "127.0.0.1:6192");
             members.add(BenchCluster.member("sluice-bench-calendar", 6191, addresses));
@@ -89,12 +102,19 @@ public class CalendarWindowBench {
 
     @TearDown(Level.Trial)
     public void stop() {
-        limiters.close();
+        if (limiters != null) {
+            limiters.close();
+        }
         members.forEach(m -> m.getLifecycleService().terminate());
     }
 
     @Benchmark
-    public boolean grant() {
+    public boolean grant(Key key) {
+        if (limiter == null) { // the step alone: what a store runs where the key lives, on a state that never fills
+            Verdict v = Algorithms.acquire(limit, key.state, System.currentTimeMillis(), 1);
+            key.state = v.state();
+            return v.granted();
+        }
         return limiter.tryAcquire(keys[ThreadLocalRandom.current().nextInt(KEYS)], 1).isAcquired();
     }
 }
