@@ -14,8 +14,8 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.function.Function;
-import java.util.function.UnaryOperator;
 import java.util.function.ToLongFunction;
+import java.util.function.UnaryOperator;
 import java.util.stream.Collectors;
 
 /**
@@ -506,7 +506,7 @@ public final class AlgorithmDescription {
         return spec(unpack == null ? words : unpack.apply(words.clone()));
     }
 
-    /** The values of {@code spec} by name: a {@link Duration} for a duration, a {@link Long} for a count. */
+    /** The values of {@code spec} by name, as {@link Parameter#named} gives each (a {@link Duration}, a {@link Long}, ...). */
     public Map<String, Object> namedValues(LimitSpec spec) {
         long[] values = values(spec);
         Map<String, Object> named = new LinkedHashMap<>();
