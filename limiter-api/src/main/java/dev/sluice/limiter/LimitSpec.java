@@ -266,7 +266,8 @@ public interface LimitSpec {
      *
      * @param permitLimit permits per window
      * @param period the calendar unit of a window
-     * @param zone the time zone whose midnights bound the windows
+     * @param zone the time zone whose midnights bound the windows; a fixed offset under a prefix
+     *     ({@code UTC+01:00}) is kept as the offset ({@code +01:00}), as it travels
      * @param firstDayOfWeek the day a week starts on; Monday unless the period is {@link CalendarPeriod#WEEK}
      */
     record CalendarWindow(long permitLimit, CalendarPeriod period, ZoneId zone, DayOfWeek firstDayOfWeek)
@@ -278,8 +279,10 @@ public interface LimitSpec {
             java.util.Objects.requireNonNull(period, "period");
             java.util.Objects.requireNonNull(zone, "zone");
             java.util.Objects.requireNonNull(firstDayOfWeek, "firstDayOfWeek");
-            AlgorithmDescription.of(CalendarWindow.class).check(permitLimit, period.ordinal(),
-                    TimeZones.code("zone", zone), firstDayOfWeek.ordinal());
+            long zoneCode = TimeZones.code("zone", zone);
+            AlgorithmDescription.of(CalendarWindow.class).check(permitLimit, period.ordinal(), zoneCode,
+                    firstDayOfWeek.ordinal());
+            zone = TimeZones.zone("zone", zoneCode); // as the deciding node reads it: UTC+01:00 is +01:00
             if (period != CalendarPeriod.WEEK && firstDayOfWeek != DEFAULT_FIRST_DAY_OF_WEEK) {
                 throw new IllegalParameterException("firstDayOfWeek", "firstDayOfWeek applies to a week only; a "
                         + period.name().toLowerCase(java.util.Locale.ROOT) + " does not start on a day of the week,"

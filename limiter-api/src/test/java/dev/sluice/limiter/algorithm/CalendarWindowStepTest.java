@@ -207,6 +207,8 @@ final class CalendarWindowStepTest {
         assertEquals(ZoneId.of("UTC+01:00").normalized(), ((LimitSpec.CalendarWindow) RequestCodec.decodeSpec(
                 RequestCodec.encodeSpec(LimitSpec.calendarWindow(1, CalendarPeriod.DAY, ZoneId.of("UTC+01:00"))), 0))
                 .zone(), "a prefixed offset travels as its offset");
+        assertEquals(ZoneOffset.ofHours(1), LimitSpec.calendarWindow(1, CalendarPeriod.DAY, ZoneId.of("UTC+01:00"))
+                .zone(), "and is kept as it travels");
     }
 
     @Test
