@@ -24,5 +24,6 @@ module dev.sluice.limiter {
             dev.sluice.limiter.algorithm.TokenBucketStep,
             dev.sluice.limiter.algorithm.GcraStep,
             dev.sluice.limiter.algorithm.ConcurrencyStep,
-            dev.sluice.limiter.algorithm.CompositeStep;
+            dev.sluice.limiter.algorithm.CompositeStep,
+            dev.sluice.limiter.algorithm.CalendarWindowStep;
 }

@@ -8,8 +8,9 @@ import java.util.Map;
 
 /**
  * A lane: one rate algorithm of the catalogue ({@link AlgorithmDescription#all()}), set to allow the same limit per
- * window as the others ({@link AlgorithmDescription#rateSpec}). Concurrency limits work in flight, not a rate, and
- * a composite is a combination of these, so neither is a lane. The lanes are made once, so {@code ==} compares them.
+ * window as the others ({@link AlgorithmDescription#rateSpec}). Concurrency limits work in flight, not a rate, a
+ * composite is a combination of these, and a calendar window's windows are a calendar's days or months, not a
+ * length the lanes share (it has no rate form), so none of them is a lane. The lanes are made once, so {@code ==} compares them.
  */
 final class Algorithm {
     private static final List<Algorithm> ALL = AlgorithmDescription.all().stream()

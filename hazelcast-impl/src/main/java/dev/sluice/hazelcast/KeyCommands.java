@@ -105,7 +105,7 @@ final class KeyCommands {
                         .orElseThrow(() -> new IllegalArgumentException("unknown setting '" + name + "' of "
                                 + algorithm.name() + "; expected " + algorithm.parameters().stream()
                                         .map(AlgorithmDescription.Parameter::setting).toList()));
-                values.put(p.name(), p.isDuration() ? duration(name, text) : whole(name, text));
+                values.put(p.name(), p.isDuration() ? duration(name, text) : p.isCount() ? whole(name, text) : text);
             }
             return new Command(args[0], key[0], key[1], key.length == 3 ? key[2] : null, algorithm.spec(values),
                     remaining);

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
+import dev.sluice.limiter.CalendarPeriod;
 import dev.sluice.limiter.KeyState;
 import dev.sluice.limiter.LimitSpec;
 import dev.sluice.limiter.PartitionedRateLimiter;
@@ -14,7 +15,9 @@ import dev.sluice.limiter.RateLimiters;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.time.DayOfWeek;
 import java.time.Duration;
+import java.time.ZoneId;
 import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
@@ -71,5 +74,18 @@ final class KeyCommandsTest {
                 new String[] {"reset", "login", "fixed-window", "permit-limit=5", "window=PT1M"}));
         assertTrue(key.getMessage().contains("'login'"), key.getMessage());
         assertFalse(KeyCommands.handles(new String[] {"hazelcast.yaml"}));
+    }
+
+    @Test
+    void calendarWindow_takesItsPeriodZoneAndFirstDayAsText() {
+        KeyCommands.Command weekly = KeyCommands.Command.parse(new String[] {"inspect", "sluice/reports/ab",
+                "calendar-window", "permit-limit=5", "period=week", "zone=Europe/Paris", "first-day-of-week=sunday"});
+        assertEquals(LimitSpec.calendarWindow(5, CalendarPeriod.WEEK, ZoneId.of("Europe/Paris"), DayOfWeek.SUNDAY),
+                weekly.spec());
+        IllegalArgumentException period = assertThrows(IllegalArgumentException.class, () -> KeyCommands.Command
+                .parse(new String[] {"inspect", "sluice/reports/ab", "calendar-window", "permit-limit=5",
+                        "period=fortnight"}));
+        assertTrue(period.getMessage().contains("fortnight") && period.getMessage().contains("month"),
+                period.getMessage());
     }
 }

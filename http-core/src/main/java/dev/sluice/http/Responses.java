@@ -6,6 +6,7 @@ import java.math.BigInteger;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HexFormat;
@@ -30,7 +31,7 @@ import java.util.Map;
  * carries {@code r}, the retry-after for its own permits and how long until the limit is whole again, so
  * {@code t} is worked out per algorithm, and left out (it is optional) where the decision does not carry it:
  * <ul>
- *   <li>fixed window: until the window ends;
+ *   <li>fixed window and calendar window: until the window ends;
  *   <li>token bucket: until the next refill ({@code resetAfter} less the whole periods still needed after
  *       it); none for a full bucket, to which nothing more arrives;
  *   <li>GCRA: until the next permit is earned ({@code resetAfter} less the emission intervals of the
@@ -81,6 +82,14 @@ final class Responses {
         } else if (spec instanceof LimitSpec.Gcra s) {
             // The time to earn back a whole burst at the sustained rate.
             millis = multiplyDivide(s.burst(), s.periodMillis(), s.permitsPerPeriod(), true);
+        } else if (spec instanceof LimitSpec.CalendarWindow s) {
+            // A calendar month or year has no one length: the period's mean Gregorian length, as java.time estimates it.
+            return switch (s.period()) {
+                case DAY -> ChronoUnit.DAYS.getDuration().getSeconds();
+                case WEEK -> ChronoUnit.WEEKS.getDuration().getSeconds();
+                case MONTH -> ChronoUnit.MONTHS.getDuration().getSeconds();
+                case YEAR -> ChronoUnit.YEARS.getDuration().getSeconds();
+            };
         } else if (spec instanceof LimitSpec.AllOf all) {
             // q is the smallest component limit: its component's window is the one q applies to.
             LimitSpec binding = all.components().get(0);
@@ -105,7 +114,7 @@ final class Responses {
         long reset = lease.resetAfter().toMillis();
         long left = Math.max(0, lease.remaining());
         long t;
-        if (spec instanceof LimitSpec.FixedWindow) {
+        if (spec instanceof LimitSpec.FixedWindow || spec instanceof LimitSpec.CalendarWindow) {
             t = reset;
         } else if (spec instanceof LimitSpec.TokenBucket s) {
             if (remaining >= s.tokenLimit()) {

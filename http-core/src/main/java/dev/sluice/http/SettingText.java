@@ -162,7 +162,7 @@ public final class SettingText {
                 "overflow-cells", new long[] {1, Capacity.MAX_OVERFLOW_CELLS}));
         for (AlgorithmDescription d : AlgorithmDescription.all()) {
             for (AlgorithmDescription.Parameter p : d.parameters()) {
-                if (!p.isDuration()) {
+                if (p.isCount()) {
                     ranges.merge(p.setting(), new long[] {p.min(), p.max()},
                             (a, b) -> new long[] {Math.min(a[0], b[0]), Math.max(a[1], b[1])});
                 }

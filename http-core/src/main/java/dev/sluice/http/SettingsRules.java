@@ -278,7 +278,8 @@ final class SettingsRules {
         for (Parameter parameter : description.parameters()) {
             if (p.set.containsKey(parameter.setting()) || parameter.defaultValue().isEmpty()) {
                 parameters.put(parameter.name(), parameter.isDuration() ? p.duration(parameter.setting())
-                        : p.number(parameter.setting()));
+                        : parameter.isCount() ? p.number(parameter.setting())
+                        : p.require(parameter.setting(), parameter.expected())); // a choice or a zone: its own check
             }
         }
         try {

@@ -1,10 +1,12 @@
 package dev.sluice.http;
 
 import dev.sluice.limiter.AlgorithmDescription;
+import dev.sluice.limiter.CalendarPeriod;
 import dev.sluice.limiter.Capacity;
 import dev.sluice.limiter.Durability;
 import dev.sluice.limiter.FailureMode;
 import java.net.URI;
+import java.time.DayOfWeek;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -114,8 +116,8 @@ public class SluiceSettings {
     @SuppressWarnings("exports")
     public static class PolicySettings {
         /**
-         * The algorithm (required): fixed-window, sliding-window, sliding-log, sliding-counter, token-bucket, gcra or
-         * concurrency.
+         * The algorithm (required): fixed-window, sliding-window, sliding-log, sliding-counter, token-bucket, gcra,
+         * concurrency or calendar-window.
          */
         private String algorithm;
         /** Permits per window, bucket size, permits per GCRA period, or concurrent permits (required). */
@@ -146,6 +148,15 @@ public class SluiceSettings {
         private List<String> identity;
         /** Decide and count, never refuse (default false, or sluice.shadow). */
         private Boolean shadow;
+        /** The calendar unit of a window: day, week, month or year (calendar-window). */
+        private CalendarPeriod period;
+        /**
+         * The time zone whose calendar the windows follow: a region id such as Europe/Paris, or an offset such as
+         * +02:00 (calendar-window; default UTC).
+         */
+        private String zone;
+        /** The day a week starts on (calendar-window with period week; default monday). */
+        private DayOfWeek firstDayOfWeek;
 
         /** Nothing set. */
         public PolicySettings() {}
@@ -216,6 +227,12 @@ public class SluiceSettings {
         public void setUnknownPlan(String unknownPlan) { this.unknownPlan = unknownPlan; }
         public Map<String, PlanSettings> getPlans() { return plans; }
         public void setPlans(Map<String, PlanSettings> plans) { this.plans = plans == null ? null : new LinkedHashMap<>(plans); }
+        public CalendarPeriod getPeriod() { return period; }
+        public void setPeriod(CalendarPeriod period) { this.period = period; }
+        public String getZone() { return zone; }
+        public void setZone(String zone) { this.zone = zone; }
+        public DayOfWeek getFirstDayOfWeek() { return firstDayOfWeek; }
+        public void setFirstDayOfWeek(DayOfWeek firstDayOfWeek) { this.firstDayOfWeek = firstDayOfWeek; }
     }
 
     /** One plan of a policy: the settings of the policy's limit that this plan changes; the others are the policy's. */
@@ -237,6 +254,13 @@ public class SluiceSettings {
         /** How long a lease lasts unless renewed (concurrency). */
         private Duration leaseDuration;
 
+        /** The calendar period (calendar-window): day, week, month or year. */
+        private CalendarPeriod period;
+        /** The time zone of the calendar (calendar-window): a region such as Europe/Paris, or an offset. */
+        private String zone;
+        /** The first day of a week (calendar-window, period week). */
+        private DayOfWeek firstDayOfWeek;
+
         /** Nothing set: the policy's settings. */
         public PlanSettings() {}
 
@@ -254,6 +278,12 @@ public class SluiceSettings {
         public void setBurst(Long burst) { this.burst = burst; }
         public Duration getLeaseDuration() { return leaseDuration; }
         public void setLeaseDuration(Duration leaseDuration) { this.leaseDuration = leaseDuration; }
+        public CalendarPeriod getPeriod() { return period; }
+        public void setPeriod(CalendarPeriod period) { this.period = period; }
+        public String getZone() { return zone; }
+        public void setZone(String zone) { this.zone = zone; }
+        public DayOfWeek getFirstDayOfWeek() { return firstDayOfWeek; }
+        public void setFirstDayOfWeek(DayOfWeek firstDayOfWeek) { this.firstDayOfWeek = firstDayOfWeek; }
     }
 
     /** One route. */

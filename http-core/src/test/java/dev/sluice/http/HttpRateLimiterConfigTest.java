@@ -112,7 +112,8 @@ final class HttpRateLimiterConfigTest {
     @Test
     void unknownAlgorithm_namesPropertyValueAndChoices() {
         assertEquals("invalid property sluice.policies.login.algorithm='leaky-bucket'; expected one of [fixed-window,"
-                        + " sliding-window, sliding-log, sliding-counter, token-bucket, gcra, concurrency]",
+                        + " sliding-window, sliding-log, sliding-counter, token-bucket, gcra, concurrency,"
+                        + " calendar-window]",
                 error("sluice.policies.login.algorithm=leaky-bucket"));
     }
 

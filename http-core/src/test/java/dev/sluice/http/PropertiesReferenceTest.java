@@ -51,6 +51,7 @@ final class PropertiesReferenceTest {
                 case "tokens-per-period", "replenishment-period" -> "token-bucket";
                 case "burst" -> "gcra";
                 case "lease-duration" -> "concurrency";
+                case "period", "zone", "first-day-of-week" -> "calendar-window";
                 default -> row.getValue().equals("sliding-log") ? "sliding-log" : "fixed-window";
             };
             p.setProperty("sluice.policies.login.algorithm", algorithm);
@@ -69,6 +70,7 @@ final class PropertiesReferenceTest {
                     p.setProperty("sluice.policies.login.burst", "5");
                 }
                 case "concurrency" -> { }
+                case "calendar-window" -> p.setProperty("sluice.policies.login.period", "week");
                 default -> p.setProperty("sluice.policies.login.window", "PT1M");
             }
             p.setProperty("sluice.routes.1.pattern", "/api/login");

@@ -122,9 +122,12 @@ final class SluiceSettingsTest {
                 PropertiesReader.Setting setting = policy.get(p.setting());
                 assertNotNull(setting, d.name() + " " + p.name() + ": no setting " + p.setting());
                 Class<?> type = setting.getter().getReturnType();
-                assertTrue(p.isDuration() ? type == Duration.class : type == Long.class || type == Integer.class,
-                        p.setting() + " is " + type);
-                assertTrue(p.isDuration() || SettingText.RANGES.containsKey(p.setting()), p.setting());
+                // A choice is its enum, or text; a zone is text its parameter reads.
+                assertTrue(p.isDuration() ? type == Duration.class : p.isCount() ? type == Long.class || type == Integer.class
+                        : p.unit() == AlgorithmDescription.Unit.CHOICE
+                                ? type == String.class || p.choices().get(0).getDeclaringClass() == type
+                                : type == String.class, p.setting() + " is " + type);
+                assertTrue(!p.isCount() || SettingText.RANGES.containsKey(p.setting()), p.setting());
             }
         }
         Set<String> all = new TreeSet<>(policy.keySet());

@@ -10,6 +10,7 @@ import com.hazelcast.core.HazelcastInstance;
 import dev.sluice.limiter.Coalescing;
 import dev.sluice.hazelcast.HazelcastRateLimiters;
 import dev.sluice.hazelcast.SluiceHazelcast;
+import dev.sluice.it.contract.CalendarRealTime;
 import dev.sluice.it.contract.RealTimeAccuracy;
 import dev.sluice.it.contract.ResetRealTime;
 import dev.sluice.it.contract.SettleRealTime;
@@ -235,6 +236,27 @@ final class RealTimeAccuracyTest {
         }
     }
 
+    /** {@link CalendarRealTime}: a daily calendar quota across a midnight 1.3 s away, by the store's clock. */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("calendarBackends")
+    void dailyCalendarQuota_acrossMidnight_freshBudgetAtTheStoresMidnight(String backend) throws Exception {
+        List<AutoCloseable> resources = new ArrayList<>();
+        try {
+            LimiterOptions options = LimiterOptions.builder().decisionTimeout(Duration.ofSeconds(10)).build();
+            List<String> problems = CalendarRealTime.check(backend, replicas(backend, resources), options);
+            assertTrue(problems.isEmpty(), String.join("\n", problems));
+        } finally {
+            for (int i = resources.size() - 1; i >= 0; i--) {
+                resources.get(i).close();
+            }
+        }
+    }
+
+    static Stream<String> calendarBackends() {
+        return only(Stream.of("in-process", "hazelcast-embedded", "hazelcast-client", "jcache-caffeine",
+                "jcache-hazelcast"));
+    }
+
     /** One of each store: a key on a cell is never reset, so the overflowing store has its own test. */
     static Stream<String> resetBackends() {
         return only(Stream.of("in-process", "hazelcast-embedded", "hazelcast-client-coalescing", "jcache-caffeine",
@@ -336,6 +358,7 @@ final class RealTimeAccuracyTest {
         String name = "sluice-realtime-" + UUID.randomUUID();
         List<LimitSpec> all = new ArrayList<>(SPECS);
         RealTimeAccuracy.liveChanges().forEach(pair -> all.addAll(List.of(pair)));
+        all.add(LimitSpec.calendarWindow(1, dev.sluice.limiter.CalendarPeriod.DAY, java.time.ZoneOffset.UTC)); // CalendarRealTime's
         Duration lifetime = JCacheRateLimiters.maxStateLifetime(all.get(0),
                 all.subList(1, all.size()).toArray(LimitSpec[]::new));
         if (backend.equals("jcache-hazelcast")) {

@@ -177,7 +177,7 @@ public final class JCacheRateLimiters {
         if (spec instanceof LimitSpec.AllOf all) { // each component as if it had taken its own whole limit
             return all.components().stream().mapToLong(JCacheRateLimiters::lifetimeMillis).max().orElse(0);
         }
-        return Algorithms.acquire(spec, null, 0, spec.limit()).ttlMillis();
+        return Algorithms.longestLifetimeMillis(spec);
     }
 
     private static long saturatedMillis(Duration d) {

@@ -15,6 +15,7 @@ import java.util.OptionalLong;
 import java.util.Set;
 import java.util.function.Function;
 import java.util.function.ToLongFunction;
+import java.util.function.UnaryOperator;
 import java.util.stream.Collectors;
 
 /**
@@ -23,9 +24,13 @@ import java.util.stream.Collectors;
  * from parameter values and read back. Settings, documentation, IDE metadata and tools list the algorithms
  * from {@link #all()} rather than keeping lists of their own.
  *
- * <p>Every parameter is a whole number: a count, or a duration held as whole milliseconds. Named values
- * ({@link #spec(Map)}) take a {@link Duration} for a duration and a whole number for a count, so a bare
- * number is never read as milliseconds by surprise.
+ * <p>Every parameter is held as a whole number: a count, a duration held as whole milliseconds, a choice among named
+ * values (its index) or a time zone (its code). Named values ({@link #spec(Map)}) take a {@link Duration} for a
+ * duration, a whole number for a count, the enum constant (or its name) for a choice and a {@link java.time.ZoneId}
+ * (or its id) for a zone, so a bare number is never read as milliseconds by surprise.
+ *
+ * <p>The values travel on the wire in at most three words; an algorithm with more parameters packs them
+ * ({@link Builder#packed}).
  *
  * <pre>{@code
  * AlgorithmDescription bucket = AlgorithmDescription.named("token-bucket");
@@ -67,7 +72,11 @@ public final class AlgorithmDescription {
         /** Parts a window is divided into. */
         SEGMENTS("segments"),
         /** A duration, held as whole milliseconds; named values give it as a {@link Duration}. */
-        MILLISECONDS("ms");
+        MILLISECONDS("ms"),
+        /** One of an enum's constants, held as its ordinal; named values give the constant or its name. */
+        CHOICE(""),
+        /** A time zone, held as a code; named values give a {@link java.time.ZoneId} or its id. */
+        TIME_ZONE("");
 
         private final String word;
 
@@ -91,9 +100,11 @@ public final class AlgorithmDescription {
      * @param max the largest value allowed (milliseconds for a duration)
      * @param defaultValue the value when none is given, or empty when one must be
      * @param summary what it sets, in a few words, for documentation and IDE hints
+     * @param choices for a {@link Unit#CHOICE}, the constants it chooses among, in the order of their values;
+     *     empty otherwise
      */
     public record Parameter(String name, String setting, Unit unit, long min, long max, OptionalLong defaultValue,
-            String summary) {
+            String summary, List<? extends Enum<?>> choices) {
         /** Checks the bounds and the names. */
         public Parameter {
             Objects.requireNonNull(name, "name");
@@ -101,13 +112,38 @@ public final class AlgorithmDescription {
             Objects.requireNonNull(unit, "unit");
             Objects.requireNonNull(defaultValue, "defaultValue");
             Objects.requireNonNull(summary, "summary");
+            choices = List.copyOf(Objects.requireNonNull(choices, "choices"));
             if (min > max) {
                 throw new IllegalArgumentException(name + ": min " + min + " is above max " + max);
+            }
+            if ((unit == Unit.CHOICE) != !choices.isEmpty()
+                    || unit == Unit.CHOICE && (min != 0 || max != choices.size() - 1)) {
+                throw new IllegalArgumentException(name + ": a choice, and only a choice, has constants, valued 0 to"
+                        + " their count - 1; was " + unit + " of " + min + " to " + max + " among " + choices);
             }
             if (defaultValue.isPresent() && (defaultValue.getAsLong() < min || defaultValue.getAsLong() > max)) {
                 throw new IllegalArgumentException(name + ": default " + defaultValue.getAsLong() + " is outside "
                         + min + " to " + max);
             }
+        }
+
+        /** A parameter without choices (any but {@link Unit#CHOICE}). */
+        public Parameter(String name, String setting, Unit unit, long min, long max, OptionalLong defaultValue,
+                String summary) {
+            this(name, setting, unit, min, max, defaultValue, summary, List.of());
+        }
+
+        /** A required choice among the constants of {@code type}, held as their ordinals. */
+        public static <E extends Enum<E>> Parameter choice(String name, String setting, Class<E> type, String summary) {
+            E[] constants = type.getEnumConstants();
+            return new Parameter(name, setting, Unit.CHOICE, 0, constants.length - 1, OptionalLong.empty(), summary,
+                    List.of(constants));
+        }
+
+        /** A required time zone, held as its code (an offset in seconds, or a region's hash). */
+        public static Parameter timeZone(String name, String setting, String summary) {
+            return new Parameter(name, setting, Unit.TIME_ZONE, Long.MIN_VALUE, Long.MAX_VALUE, OptionalLong.empty(),
+                    summary);
         }
 
         /** A required count of {@code unit} between {@code min} and {@code max}. */
@@ -123,7 +159,28 @@ public final class AlgorithmDescription {
 
         /** This parameter with a default value, in its unit (milliseconds for a duration). */
         public Parameter withDefault(long value) {
-            return new Parameter(name, setting, unit, min, max, OptionalLong.of(value), summary);
+            check(value);
+            return new Parameter(name, setting, unit, min, max, OptionalLong.of(value), summary, choices);
+        }
+
+        /** This choice or time zone with a default value, given as a named value would give it. */
+        public Parameter withDefaultOf(Object value) {
+            return withDefault(valueOf(value));
+        }
+
+        /** Whether the value is a count of {@link Unit#PERMITS} or {@link Unit#SEGMENTS}: a whole number as written. */
+        public boolean isCount() {
+            return unit == Unit.PERMITS || unit == Unit.SEGMENTS;
+        }
+
+        /** The names a {@link Unit#CHOICE} is written with, e.g. {@code [day, week, month, year]}; else empty. */
+        public List<String> choiceNames() {
+            return choices.stream().map(c -> c.name().toLowerCase(Locale.ROOT).replace('_', '-')).toList();
+        }
+
+        /** What a value must be, for messages: {@link #range()}, with the unit of a count. */
+        public String expected() {
+            return isCount() ? range() + " " + unit.word() : range();
         }
 
         /** Whether the value is a duration (given as a {@link Duration}, held as milliseconds). */
@@ -141,7 +198,12 @@ public final class AlgorithmDescription {
 
         /** The allowed values as text, e.g. {@code "1 to 1000000000"} or {@code "PT0.001S to PT8784H"}. */
         public String range() {
-            return isDuration() ? Duration.ofMillis(min) + " to " + Duration.ofMillis(max) : min + " to " + max;
+            return switch (unit) {
+                case MILLISECONDS -> Duration.ofMillis(min) + " to " + Duration.ofMillis(max);
+                case CHOICE -> "one of " + choiceNames();
+                case TIME_ZONE -> TimeZones.EXPECTED;
+                default -> min + " to " + max;
+            };
         }
 
         /**
@@ -150,6 +212,13 @@ public final class AlgorithmDescription {
          * @throws IllegalParameterException naming {@link #component()}, the bounds and the value
          */
         public long check(long value) {
+            if (unit == Unit.TIME_ZONE) {
+                return TimeZones.checkCode(component(), value);
+            }
+            if (unit == Unit.CHOICE && (value < min || value > max)) {
+                throw new IllegalParameterException(component(), name + " must be " + range() + " (as a value: 0 to "
+                        + max + "), was " + value);
+            }
             return Checks.checkRange(component(), value, min, max);
         }
 
@@ -169,6 +238,19 @@ public final class AlgorithmDescription {
                 }
                 return Checks.toMillis(name, d, min, max);
             }
+            if (unit == Unit.TIME_ZONE) {
+                return TimeZones.code(name, TimeZones.parse(name, value));
+            }
+            if (unit == Unit.CHOICE) {
+                int at = choices.indexOf(value);
+                if (at < 0 && value instanceof String text) {
+                    at = choiceNames().indexOf(text.strip().toLowerCase(Locale.ROOT).replace('_', '-'));
+                }
+                if (at < 0) {
+                    throw new IllegalParameterException(name, name + " must be " + range() + ", was " + value);
+                }
+                return at;
+            }
             if (!(value instanceof Long || value instanceof Integer || value instanceof Short || value instanceof Byte)) {
                 throw new IllegalParameterException(name, name + " must be a whole number of " + unit.word()
                         + ", was " + value + " (" + value.getClass().getSimpleName() + ")");
@@ -176,9 +258,19 @@ public final class AlgorithmDescription {
             return Checks.checkRange(name, ((Number) value).longValue(), min, max);
         }
 
-        /** A value as a named value: a {@link Duration} for a duration, a {@link Long} for a count. */
+        /**
+         * A value as a named value: a {@link Duration} for a duration, a {@link Long} for a count, the constant for a
+         * choice, a {@link java.time.ZoneId} for a time zone.
+         *
+         * @throws IllegalStateException for a zone this node's tz database cannot name
+         */
         public Object named(long value) {
-            return isDuration() ? Duration.ofMillis(value) : (Object) value;
+            return switch (unit) {
+                case MILLISECONDS -> Duration.ofMillis(value);
+                case CHOICE -> choices.get((int) check(value));
+                case TIME_ZONE -> TimeZones.zone(component(), value);
+                default -> value;
+            };
         }
     }
 
@@ -204,6 +296,9 @@ public final class AlgorithmDescription {
     private final Function<LimitSpec, long[]> read;
     private final RateForm rateForm;
     private final List<Parameter> rateChoices;
+    private final int wireWords;
+    private final UnaryOperator<long[]> pack;
+    private final UnaryOperator<long[]> unpack;
 
     private AlgorithmDescription(Builder<?> b) {
         this.id = b.id;
@@ -218,6 +313,9 @@ public final class AlgorithmDescription {
         this.read = b.read;
         this.rateForm = b.rateForm;
         this.rateChoices = b.rateChoices.stream().map(this::parameter).map(Optional::orElseThrow).toList();
+        this.wireWords = b.pack == null ? parameters.size() : b.wireWords;
+        this.pack = b.pack;
+        this.unpack = b.unpack;
     }
 
     /** Every algorithm, in the order of their ids. */
@@ -370,7 +468,7 @@ public final class AlgorithmDescription {
                 raw[i] = p.defaultValue().getAsLong();
             } else {
                 throw new IllegalParameterException(p.name(), "missing parameter " + p.name() + " of " + name
-                        + "; expected " + p.range() + (p.isDuration() ? "" : " " + p.unit().word()));
+                        + "; expected " + p.expected());
             }
         }
         return create.apply(raw);
@@ -385,7 +483,30 @@ public final class AlgorithmDescription {
         return read.apply(own(spec));
     }
 
-    /** The values of {@code spec} by name: a {@link Duration} for a duration, a {@link Long} for a count. */
+    /** How many words its values take on the wire: one per parameter, fewer when packed ({@link Builder#packed}). */
+    public int wireWords() {
+        return wireWords;
+    }
+
+    /** The values of {@code spec} as they travel: {@link #values}, packed into {@link #wireWords()} words. */
+    public long[] wireValues(LimitSpec spec) {
+        long[] values = values(spec);
+        return pack == null ? values : pack.apply(values);
+    }
+
+    /**
+     * The spec of values as they travel ({@link #wireValues}), validated as {@link #spec(long...)} validates.
+     *
+     * @throws IllegalArgumentException naming the value and what was expected
+     */
+    public LimitSpec fromWire(long... words) {
+        if (words.length != wireWords) {
+            throw new IllegalArgumentException(name + " travels in " + wireWords + " words, was given " + words.length);
+        }
+        return spec(unpack == null ? words : unpack.apply(words.clone()));
+    }
+
+    /** The values of {@code spec} by name, as {@link Parameter#named} gives each (a {@link Duration}, a {@link Long}, ...). */
     public Map<String, Object> namedValues(LimitSpec spec) {
         long[] values = values(spec);
         Map<String, Object> named = new LinkedHashMap<>();
@@ -427,7 +548,8 @@ public final class AlgorithmDescription {
      */
     public LimitSpec rateSpec(long limit, Duration window, Map<String, ?> choices) {
         if (rateForm == null) {
-            throw new UnsupportedOperationException(name + " is not a rate; it has no form of a limit per window");
+            throw new UnsupportedOperationException(name + (kind == Kind.RATE ? " has no form of a limit per window of"
+                    + " any length" : " is not a rate; it has no form of a limit per window"));
         }
         long windowMillis = Checks.toMillis("window", window, 1, LimitSpec.MAX_DURATION.toMillis());
         return spec(rateForm.values(limit, windowMillis, choice -> {
@@ -463,9 +585,13 @@ public final class AlgorithmDescription {
 
     private static String markdown(Parameter p) {
         String bounds = p.isDuration() ? human(p.min()) + " to " + human(p.max())
-                : String.format(Locale.ROOT, "%,d to %,d %s", p.min(), p.max(), p.unit().word());
+                : p.isCount() ? String.format(Locale.ROOT, "%,d to %,d %s", p.min(), p.max(), p.unit().word())
+                : p.range();
         String fallback = p.defaultValue().isEmpty() ? ""
-                : ", default " + (p.isDuration() ? human(p.defaultValue().getAsLong()) : p.defaultValue().getAsLong());
+                : ", default " + (p.isDuration() ? human(p.defaultValue().getAsLong())
+                        : p.unit() == Unit.CHOICE ? p.choiceNames().get((int) p.defaultValue().getAsLong())
+                        : p.unit() == Unit.TIME_ZONE && p.defaultValue().getAsLong() == 0 ? "UTC"
+                        : p.named(p.defaultValue().getAsLong()));
         return "`" + p.name() + "`: " + p.summary() + ", " + bounds + fallback;
     }
 
@@ -532,6 +658,9 @@ public final class AlgorithmDescription {
         private Function<LimitSpec, long[]> read;
         private RateForm rateForm;
         private List<String> rateChoices = List.of();
+        private int wireWords;
+        private UnaryOperator<long[]> pack;
+        private UnaryOperator<long[]> unpack;
 
         private Builder(int id, String name, Class<S> specType) {
             if (id < 1 || id > 255) {
@@ -588,6 +717,31 @@ public final class AlgorithmDescription {
             this.accuracy = Objects.requireNonNull(accuracy, "accuracy");
             this.rateForm = Objects.requireNonNull(form, "form");
             this.rateChoices = List.of(choices);
+            return this;
+        }
+
+        /**
+         * A rate algorithm that has no form of a limit per window of any length (its windows are not a length it
+         * chooses), so it is no lane of a comparison of rates; it is a component of a composite like any rate.
+         */
+        public Builder<S> rate(Accuracy accuracy) {
+            this.kind = Kind.RATE;
+            this.accuracy = Objects.requireNonNull(accuracy, "accuracy");
+            return this;
+        }
+
+        /**
+         * Values that travel in fewer words than there are parameters, for an algorithm of more parameters than the
+         * wire's words: {@code pack} takes the values in the order of the parameters and returns {@code words}
+         * words, {@code unpack} the reverse.
+         */
+        public Builder<S> packed(int words, UnaryOperator<long[]> pack, UnaryOperator<long[]> unpack) {
+            if (words < 1) {
+                throw new IllegalArgumentException("packed values take at least 1 word, was " + words);
+            }
+            this.wireWords = words;
+            this.pack = Objects.requireNonNull(pack, "pack");
+            this.unpack = Objects.requireNonNull(unpack, "unpack");
             return this;
         }
 

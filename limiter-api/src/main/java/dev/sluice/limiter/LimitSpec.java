@@ -1,6 +1,8 @@
 package dev.sluice.limiter;
 
+import java.time.DayOfWeek;
 import java.time.Duration;
+import java.time.ZoneId;
 import java.util.List;
 
 /**
@@ -13,6 +15,8 @@ import java.util.List;
  * <p>Which to choose:
  * <ul>
  *   <li>{@link FixedWindow}: cheapest state; allows bursts of up to twice the limit across a boundary.
+ *   <li>{@link CalendarWindow}: a fixed window that is a day, week, month or year of a time zone's calendar
+ *       ("10,000 a month, from the 1st").
  *   <li>{@link SlidingWindow}: a window split into segments; smooths the boundary burst.
  *   <li>{@link SlidingLog}: exact; state grows with the limit.
  *   <li>{@link SlidingCounter}: two counters, weighted estimate; cheap and smooth, approximate.
@@ -56,6 +60,8 @@ public interface LimitSpec {
     String CONCURRENCY = "concurrency";
     /** The {@link #algorithm()} name of composite specs ({@link #allOf}). */
     String ALL_OF = "all-of";
+    /** The {@link #algorithm()} name of calendar window specs. */
+    String CALENDAR_WINDOW = "calendar-window";
     /** Every algorithm's name, in the order of their ids: {@link AlgorithmDescription#all()}'s names. */
     List<String> ALGORITHMS = new AlgorithmNames();
 
@@ -144,6 +150,29 @@ public interface LimitSpec {
         return new AllOf(java.util.Arrays.asList(components));
     }
 
+    /**
+     * Windows that are days, weeks (from Monday), months or years of {@code zone}'s calendar, each admitting up to
+     * {@code permitLimit}: {@code calendarWindow(10_000, CalendarPeriod.MONTH, ZoneId.of("Europe/Paris"))} admits
+     * 10,000 from midnight of the 1st in Paris to midnight of the next 1st. A day with a daylight-saving change is
+     * one window of 23 or 25 hours; {@code resetAfter} and {@code retryAfter} count to the next boundary.
+     *
+     * @param zone an offset ({@link java.time.ZoneOffset}) or a region of the tz database, which every node that
+     *     decides must have (its own tz database resolves it)
+     * @throws IllegalArgumentException naming the bad value
+     */
+    static CalendarWindow calendarWindow(long permitLimit, CalendarPeriod period, ZoneId zone) {
+        return new CalendarWindow(permitLimit, period, zone, CalendarWindow.DEFAULT_FIRST_DAY_OF_WEEK);
+    }
+
+    /**
+     * Calendar windows ({@link #calendarWindow(long, CalendarPeriod, ZoneId)}) whose weeks start on
+     * {@code firstDayOfWeek}; only a {@link CalendarPeriod#WEEK} period takes a first day other than Monday.
+     */
+    static CalendarWindow calendarWindow(long permitLimit, CalendarPeriod period, ZoneId zone,
+            DayOfWeek firstDayOfWeek) {
+        return new CalendarWindow(permitLimit, period, zone, firstDayOfWeek);
+    }
+
     /** A concurrency limiter with the default lease duration of 30 seconds. */
     static Concurrency concurrency(long permitLimit) {
         return concurrency(permitLimit, DEFAULT_LEASE_DURATION);
@@ -229,6 +258,39 @@ public interface LimitSpec {
 
         @Override public long limit() { return burst; }
         public Duration period() { return Duration.ofMillis(periodMillis); }
+    }
+
+    /**
+     * Windows aligned to a time zone's calendar ({@link #calendarWindow}): each day, week, month or year admits up
+     * to {@code permitLimit}.
+     *
+     * @param permitLimit permits per window
+     * @param period the calendar unit of a window
+     * @param zone the time zone whose midnights bound the windows; a fixed offset under a prefix
+     *     ({@code UTC+01:00}) is kept as the offset ({@code +01:00}), as it travels
+     * @param firstDayOfWeek the day a week starts on; Monday unless the period is {@link CalendarPeriod#WEEK}
+     */
+    record CalendarWindow(long permitLimit, CalendarPeriod period, ZoneId zone, DayOfWeek firstDayOfWeek)
+            implements LimitSpec {
+        /** The first day of a week unless one is given: Monday, as ISO-8601 has it. */
+        public static final DayOfWeek DEFAULT_FIRST_DAY_OF_WEEK = DayOfWeek.MONDAY;
+
+        public CalendarWindow {
+            java.util.Objects.requireNonNull(period, "period");
+            java.util.Objects.requireNonNull(zone, "zone");
+            java.util.Objects.requireNonNull(firstDayOfWeek, "firstDayOfWeek");
+            long zoneCode = TimeZones.code("zone", zone);
+            AlgorithmDescription.of(CalendarWindow.class).check(permitLimit, period.ordinal(), zoneCode,
+                    firstDayOfWeek.ordinal());
+            zone = TimeZones.zone("zone", zoneCode); // as the deciding node reads it: UTC+01:00 is +01:00
+            if (period != CalendarPeriod.WEEK && firstDayOfWeek != DEFAULT_FIRST_DAY_OF_WEEK) {
+                throw new IllegalParameterException("firstDayOfWeek", "firstDayOfWeek applies to a week only; a "
+                        + period.name().toLowerCase(java.util.Locale.ROOT) + " does not start on a day of the week,"
+                        + " was " + firstDayOfWeek + " with period " + period);
+            }
+        }
+
+        @Override public long limit() { return permitLimit; }
     }
 
     /** Leases that hold permits until released or expired. */

@@ -10,7 +10,9 @@ import dev.sluice.limiter.AlgorithmDescription.Parameter;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.DayOfWeek;
 import java.time.Duration;
+import java.time.ZoneId;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
@@ -30,6 +32,8 @@ final class AlgorithmDescriptionTest {
             "token-bucket", LimitSpec.tokenBucket(20, 5, Duration.ofSeconds(10)),
             "gcra", LimitSpec.gcra(5, SECOND, 3),
             "concurrency", LimitSpec.concurrency(4, Duration.ofMillis(500)),
+            "calendar-window", LimitSpec.calendarWindow(10, CalendarPeriod.WEEK, ZoneId.of("Europe/Paris"),
+                    DayOfWeek.SUNDAY),
             "all-of", LimitSpec.allOf(LimitSpec.fixedWindow(10, SECOND), LimitSpec.gcra(5, SECOND, 3)));
 
     @Test

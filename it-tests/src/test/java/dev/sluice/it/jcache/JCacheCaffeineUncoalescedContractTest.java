@@ -26,7 +26,7 @@ final class JCacheCaffeineUncoalescedContractTest extends JCacheContractSuite {
     static void start() {
         CachingProvider provider = Caching.getCachingProvider(JCacheCaffeineContractTest.PROVIDER);
         manager = provider.getCacheManager();
-        cache = JCacheRateLimiters.createCache(manager, "sluice-caffeine-uncoalesced-contract", Duration.ofDays(1));
+        cache = JCacheRateLimiters.createCache(manager, "sluice-caffeine-uncoalesced-contract", Duration.ofDays(2));
         backend = backend("jcache-caffeine-uncoalesced", new ManualClock(), List.of(cache, cache),
                 () -> manager.destroyCache(cache.getName()), Coalescing.disabled());
     }

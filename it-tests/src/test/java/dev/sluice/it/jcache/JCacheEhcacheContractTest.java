@@ -24,7 +24,7 @@ final class JCacheEhcacheContractTest extends JCacheContractSuite {
     static void start() {
         CachingProvider provider = Caching.getCachingProvider(PROVIDER);
         manager = provider.getCacheManager();
-        cache = JCacheRateLimiters.createCache(manager, "sluice-ehcache-contract", Duration.ofDays(1));
+        cache = JCacheRateLimiters.createCache(manager, "sluice-ehcache-contract", Duration.ofDays(2));
         backend = backend("jcache-ehcache", new ManualClock(), List.of(cache, cache), () -> manager.destroyCache(cache.getName()));
     }
 

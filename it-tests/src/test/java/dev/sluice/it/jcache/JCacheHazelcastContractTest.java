@@ -45,8 +45,8 @@ final class JCacheHazelcastContractTest extends JCacheContractSuite {
         CacheManager first = provider.getCacheManager(provider.getDefaultURI(), provider.getDefaultClassLoader(),
                 HazelcastCachingProvider.propertiesByInstanceItself(members.get(0)));
         CacheManager second = new HazelcastServerCachingProvider(members.get(1)).getCacheManager();
-        cache = JCacheRateLimiters.createCache(first, CACHE, Duration.ofDays(1));
-        Cache<String, long[]> other = JCacheRateLimiters.createCache(second, CACHE, Duration.ofDays(1));
+        cache = JCacheRateLimiters.createCache(first, CACHE, Duration.ofDays(2));
+        Cache<String, long[]> other = JCacheRateLimiters.createCache(second, CACHE, Duration.ofDays(2));
         backend = backend("jcache-hazelcast", new ManualClock(), List.of(cache, other), () -> {
             members.forEach(HazelcastInstance::shutdown);
             members.clear();

@@ -161,5 +161,9 @@ final class JCacheStoreTest {
         assertEquals(Duration.ofMinutes(5), JCacheRateLimiters.maxStateLifetime(LimitSpec.tokenBucket(5, 1, Duration.ofMinutes(1))));
         assertEquals(Duration.ofMinutes(5), JCacheRateLimiters.maxStateLifetime(
                 LimitSpec.fixedWindow(5, Duration.ofMinutes(1)), LimitSpec.tokenBucket(5, 1, Duration.ofMinutes(1))));
+        // A calendar month's longest window, a day to spare, whenever it is asked and in a composite too.
+        assertEquals(Duration.ofDays(32), JCacheRateLimiters.maxStateLifetime(LimitSpec.allOf(
+                LimitSpec.fixedWindow(5, Duration.ofMinutes(1)), LimitSpec.calendarWindow(5,
+                        dev.sluice.limiter.CalendarPeriod.MONTH, java.time.ZoneId.of("Europe/Paris")))));
     }
 }

@@ -41,6 +41,23 @@ public interface Algorithm {
      */
     long[] merge(long[] a, long[] b);
 
+    /**
+     * Whether live state written by algorithm {@code algorithmId} is read by this one's step as if it were its own:
+     * its own id, or one whose state has the same layout and meaning (a window's start, end and count), so that a
+     * live change between the two keeps the consumption rather than refusing the key.
+     */
+    default boolean readsStateOf(int algorithmId) {
+        return algorithmId == description().id();
+    }
+
+    /**
+     * The longest its state can matter after a write: by default what taking the whole limit from no state at the
+     * epoch leaves, the longest for an algorithm whose windows are epoch-aligned lengths.
+     */
+    default long longestLifetimeMillis(LimitSpec spec) {
+        return Algorithms.acquire(spec, null, 0, spec.limit()).ttlMillis();
+    }
+
     /** The layout version this code writes. */
     default int layoutVersion() {
         return Algorithms.LAYOUT_VERSION;

@@ -158,6 +158,14 @@ public final class Algorithms {
         return Verdict.granted(0, spec.limit(), ttl, 0, ttl, ttl > 0 ? updated : null);
     }
 
+    /**
+     * The longest a state of {@code spec} (not a composite) can matter after a write, for sizing a store's expiry:
+     * its algorithm's {@link Algorithm#longestLifetimeMillis}.
+     */
+    public static long longestLifetimeMillis(LimitSpec spec) {
+        return Catalogue.of(spec).longestLifetimeMillis(spec);
+    }
+
     /** Shorthand for an {@link Op#ACQUIRE} step. */
     public static Verdict acquire(LimitSpec spec, long[] state, long nowMillis, long permits) {
         return step(spec, state, nowMillis, Op.ACQUIRE, permits, 0);
@@ -270,13 +278,12 @@ public final class Algorithms {
 
     private static void checkHeader(Algorithm algorithm, LimitSpec spec, long[] state) {
         int found = algorithmIdOf(state);
-        int expected = algorithm.description().id();
         if (found < 0) {
             throw new IllegalStateException("the entry under this key is not Sluice limiter state (" + state.length
                     + " words); refusing to overwrite it for a " + spec.algorithm() + " limiter");
         }
         int version = layoutOf(state);
-        if (found != expected || !algorithm.reads(version)) {
+        if (!algorithm.readsStateOf(found) || !algorithm.reads(version)) {
             throw new IllegalStateException("the entry under this key holds " + name(found) + " state (layout "
                     + version + "), not " + spec.algorithm() + " (layout " + algorithm.layoutVersion()
                     + "); give this limiter its own key, or delete the entry to start over");

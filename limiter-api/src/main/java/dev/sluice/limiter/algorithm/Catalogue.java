@@ -32,9 +32,10 @@ public final class Catalogue {
             refuseClash("id " + d.id(), sameId, a);
             refuseClash("name " + d.name(), byName.get(d.name()), a);
             refuseClash("spec type " + d.specType().getName(), bySpecType.get(d.specType()), a);
-            if (d.parameters().size() > RequestCodec.SPEC_WORDS - 1) {
+            if (d.wireWords() > RequestCodec.SPEC_WORDS - 1) {
                 throw new IllegalStateException(a.getClass().getName() + " describes " + d.parameters().size()
-                        + " parameters; the wire form holds at most " + (RequestCodec.SPEC_WORDS - 1));
+                        + " parameters in " + d.wireWords() + " words; the wire form holds at most "
+                        + (RequestCodec.SPEC_WORDS - 1) + " (pack them: AlgorithmDescription.Builder.packed)");
             }
             byId[d.id()] = a;
             byName.put(d.name(), a);

@@ -20,8 +20,8 @@ public final class FixedWindowStep implements Algorithm {
             .rate(AlgorithmDescription.Accuracy.OTHER_RULE, (limit, window, choice) -> new long[] {limit, window})
             .build();
 
-    private static final int START = 3;
-    private static final int COUNT = 4;
+    private static final int START = HEADER_WORDS;
+    private static final int COUNT = HEADER_WORDS + 1;
 
     /** For the service loader. */
     public FixedWindowStep() {}
@@ -46,6 +46,12 @@ public final class FixedWindowStep implements Algorithm {
         return state.length == HEADER_WORDS + 2;
     }
 
+    /** Its state and a calendar window's are one layout: a live change between the two keeps the count. */
+    @Override
+    public boolean readsStateOf(int algorithmId) {
+        return algorithmId == ID || algorithmId == CalendarWindowStep.ID;
+    }
+
     /** The same window keeps the higher count; otherwise the newer window. */
     @Override
     public long[] merge(long[] a, long[] b) {
@@ -54,12 +60,20 @@ public final class FixedWindowStep implements Algorithm {
 
     static Verdict step(LimitSpec.FixedWindow spec, long[] state, long now, long permits) {
         long window = spec.windowMillis();
-        long limit = spec.permitLimit();
         long start = now - Math.floorMod(now, window);
-        long end = start + window;
+        return inWindow(ID, spec.permitLimit(), start, start + window, state, now, permits);
+    }
+
+    /**
+     * A decision in the window {@code [start, end)} that holds {@code now}, written as state of algorithm {@code id}:
+     * the rule of every window of fixed bounds, an epoch-aligned length here or a calendar's
+     * ({@link CalendarWindowStep}).
+     */
+    static Verdict inWindow(int id, long limit, long start, long end, long[] state, long now, long permits) {
         // Live state is the current window's under the same spec (it expires at its window's end); under a
-        // changed window length its window differs, and its count is kept against the new window: a live change
-        // never hands out a fresh budget.
+        // changed window (another length, another calendar period or zone, the other of the two algorithms) its
+        // window differs, and its count is kept against the new window: a live change never hands out a fresh
+        // budget.
         long count = state != null ? state[COUNT] : 0;
         long untilEnd = end - now;
         long resetAfter = count > 0 ? untilEnd : 0;
@@ -68,7 +82,7 @@ public final class FixedWindowStep implements Algorithm {
         // its count lasts until this window ends rather than until the old one did; this spec's own state is
         // left as it is (no write).
         long[] kept = state == null || (state[START] == start && state[EXPIRES_AT] == end) ? state
-                : new long[] {header(ID, 0), now, end, start, count};
+                : new long[] {header(id, 0), now, end, start, count};
         long keptTtl = kept == state ? resetAfter : untilEnd;
         if (permits == 0) {
             boolean available = count < limit;
@@ -79,15 +93,23 @@ public final class FixedWindowStep implements Algorithm {
             return Verdict.refused(left, limit, untilEnd, resetAfter, keptTtl, kept);
         }
         long next = count + permits;
-        long[] updated = {header(ID, 0), now, end, start, next};
+        long[] updated = {header(id, 0), now, end, start, next};
         return Verdict.granted(limit - next, limit, untilEnd, now, untilEnd, updated);
     }
 
     /** The grant at {@code at} counts in its window, if that window is the stored one. */
     static long[] refund(LimitSpec.FixedWindow spec, long[] state, long permits, long at) {
-        long window = spec.windowMillis();
-        if (state[START] != at - Math.floorMod(at, window) || state[EXPIRES_AT] != state[START] + window) {
-            return state; // another window, or one of another length: the grant no longer counts here
+        long start = at - Math.floorMod(at, spec.windowMillis());
+        return refundIn(start, start + spec.windowMillis(), state, permits);
+    }
+
+    /**
+     * The state with {@code permits} given back if it is the window {@code [start, end)} of the grant, else
+     * {@code state} itself: the grant no longer counts there (another window, or one of another length).
+     */
+    static long[] refundIn(long start, long end, long[] state, long permits) {
+        if (state[START] != start || state[EXPIRES_AT] != end) {
+            return state;
         }
         long[] updated = state.clone();
         updated[COUNT] = Math.max(0, state[COUNT] - permits);

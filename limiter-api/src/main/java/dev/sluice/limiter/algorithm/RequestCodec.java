@@ -12,7 +12,7 @@ import java.util.Objects;
  *
  * <p>A rate or concurrency spec is four longs: word 0 its algorithm's id ({@link AlgorithmDescription#id()}, the
  * one the state header uses), words 1 to 3 its parameter values as the description reads them
- * ({@link AlgorithmDescription#values}; unused words are 0). A composite ({@link LimitSpec.AllOf}) is its id, its
+ * ({@link AlgorithmDescription#wireValues}, packed where it has more parameters than words; unused words are 0). A composite ({@link LimitSpec.AllOf}) is its id, its
  * component count, then each component's four words. Ids are never reused. Decoding builds the spec through its
  * description, which runs the record's own validation, so a member never runs a step on an invalid spec.
  */
@@ -113,7 +113,7 @@ public final class RequestCodec {
             return words;
         }
         AlgorithmDescription algorithm = AlgorithmDescription.of(spec);
-        long[] values = algorithm.values(spec);
+        long[] values = algorithm.wireValues(spec);
         long[] words = new long[SPEC_WORDS];
         words[0] = algorithm.id();
         System.arraycopy(values, 0, words, 1, values.length); // the catalogue admits at most SPEC_WORDS - 1 values
@@ -177,6 +177,6 @@ public final class RequestCodec {
                     + " count and components, not in four words");
         }
         long[] words = {a, b, c};
-        return description.spec(java.util.Arrays.copyOf(words, description.parameters().size()));
+        return description.fromWire(java.util.Arrays.copyOf(words, description.wireWords()));
     }
 }

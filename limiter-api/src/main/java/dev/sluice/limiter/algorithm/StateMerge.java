@@ -18,7 +18,8 @@ import java.util.Arrays;
  * later time. The algorithms merge as follows:
  *
  * <ul>
- *   <li>fixed window, sliding counter: the same window keeps the higher counts; otherwise the newer window
+ *   <li>fixed window, calendar window (of either kind), sliding counter: the same window keeps the higher counts;
+ *       otherwise the newer window
  *       (a sliding counter also keeps the older side's count as the newer side's previous window);
  *   <li>sliding window: per segment, the higher count;
  *   <li>sliding log: the newest {@code max(n1, n2)} timestamps of both logs, layouts 1 and 2 alike, merged as
@@ -66,7 +67,11 @@ public final class StateMerge {
         if (idB < 0) {
             return a;
         }
-        Algorithm algorithm = idA == idB ? Catalogue.withId(idA) : null;
+        Algorithm algorithm = Catalogue.withId(idA);
+        Algorithm other = Catalogue.withId(idB);
+        if (algorithm == null || other == null || !algorithm.readsStateOf(idB) || !other.readsStateOf(idA)) {
+            algorithm = null; // ids that read each other's state share its layout: a fixed and a calendar window
+        }
         if (algorithm != null && algorithm.reads(Algorithms.layoutOf(a)) && algorithm.reads(Algorithms.layoutOf(b))
                 && algorithm.isWellFormed(a) && algorithm.isWellFormed(b)) {
             return algorithm.merge(a, b); // layouts it reads have common ground, as its merge finds it

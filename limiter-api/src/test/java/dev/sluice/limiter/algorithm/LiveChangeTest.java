@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sluice.limiter.CalendarPeriod;
 import dev.sluice.limiter.LimitSpec;
 import java.time.Duration;
 import java.util.List;
@@ -24,6 +25,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * components by position.
  */
 final class LiveChangeTest {
+    private static final java.time.ZoneId PARIS = java.time.ZoneId.of("Europe/Paris");
 
     /** Old spec, new spec, and how many of 30 requests the new spec grants right after ten were taken. */
     static Stream<Arguments> changes() {
@@ -45,6 +47,11 @@ final class LiveChangeTest {
                 // GCRA keeps its theoretical arrival time: ten minutes of debt at one a minute, whatever the burst.
                 Arguments.of(LimitSpec.gcra(1, Duration.ofMinutes(1), 10), LimitSpec.gcra(7, Duration.ofMinutes(7), 10), 0),
                 Arguments.of(LimitSpec.gcra(1, Duration.ofMinutes(1), 10), LimitSpec.gcra(1, Duration.ofMinutes(1), 12), 2),
+                // A calendar window and a fixed window share their state's layout: a change between them keeps the count.
+                Arguments.of(LimitSpec.calendarWindow(10, CalendarPeriod.MONTH, PARIS), LimitSpec.calendarWindow(10, CalendarPeriod.DAY, PARIS), 0),
+                Arguments.of(LimitSpec.calendarWindow(10, CalendarPeriod.DAY, PARIS), LimitSpec.calendarWindow(14, CalendarPeriod.MONTH, PARIS), 4),
+                Arguments.of(LimitSpec.fixedWindow(10, Duration.ofMinutes(1)), LimitSpec.calendarWindow(10, CalendarPeriod.DAY, PARIS), 0),
+                Arguments.of(LimitSpec.calendarWindow(10, CalendarPeriod.WEEK, PARIS), LimitSpec.fixedWindow(12, Duration.ofHours(1)), 2),
                 Arguments.of(LimitSpec.allOf(LimitSpec.fixedWindow(10, Duration.ofMinutes(1)), LimitSpec.slidingLog(20, Duration.ofHours(1))),
                         LimitSpec.allOf(LimitSpec.fixedWindow(15, Duration.ofMinutes(2)), LimitSpec.slidingLog(30, Duration.ofHours(1))), 5));
     }

@@ -235,6 +235,12 @@ final class StepHarness {
         if (spec instanceof LimitSpec.SlidingCounter s) return s.windowMillis();
         if (spec instanceof LimitSpec.TokenBucket s) return s.replenishmentPeriodMillis() * s.tokenLimit() / s.tokensPerPeriod();
         if (spec instanceof LimitSpec.Gcra s) return s.periodMillis() * s.burst() / s.permitsPerPeriod();
+        if (spec instanceof LimitSpec.CalendarWindow s) return switch (s.period()) { // the shortest such window
+            case DAY -> 23 * 3_600_000L;
+            case WEEK -> 7 * 86_400_000L - 3_600_000L;
+            case MONTH -> 28 * 86_400_000L - 3_600_000L;
+            case YEAR -> 365 * 86_400_000L - 3_600_000L;
+        };
         if (spec instanceof LimitSpec.AllOf s) return s.components().stream().mapToLong(StepHarness::horizon).max().orElseThrow();
         return ((LimitSpec.Concurrency) spec).leaseDurationMillis();
     }
