@@ -130,12 +130,14 @@ public final class SluiceWebFilter implements WebFilter, Ordered {
     }
 
     /**
-     * The decision as a Mono. One already made (in-process stores, a local refusal) goes on at once; one
-     * the store completes later goes on on Reactor's parallel scheduler rather than on the store's callback
-     * threads, which must stay free for decisions.
+     * The decision as a Mono. A grant already made (in-process stores, a local allowance) goes on at once; a
+     * decision the store completes later goes on on Reactor's parallel scheduler rather than on the store's
+     * callback threads, which must stay free for decisions. A refusal already made goes there too: answered
+     * within the very call that dispatched a keep-alive request Reactor Netty had held back, it leaves the
+     * connection no longer read, so the client's next request on it waits forever (reactor-netty#4361).
      */
     private static Mono<HttpDecision> decided(CompletableFuture<HttpDecision> future) {
-        if (future.isDone() && !future.isCompletedExceptionally()) {
+        if (future.isDone() && !future.isCompletedExceptionally() && future.join().proceeds()) {
             return Mono.just(future.join());
         }
         return Mono.fromFuture(future).publishOn(Schedulers.parallel());

@@ -10,6 +10,7 @@ import org.springframework.cloud.gateway.event.FilterArgsEvent;
 import org.springframework.cloud.gateway.filter.ratelimit.AbstractRateLimiter;
 import org.springframework.cloud.gateway.support.ConfigurationService;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * A {@code RateLimiter} for the gateway's {@code RequestRateLimiter} filter on Sluice policies, so the budget
@@ -98,7 +99,10 @@ public class SluiceRateLimiter extends AbstractRateLimiter<SluiceRateLimiter.Con
             Map<String, String> headers = new LinkedHashMap<>();
             decision.headers().forEach(h -> headers.put(h.getKey(), h.getValue()));
             return new Response(false, headers);
-        });
+        }).flatMap(response -> response.isAllowed() ? Mono.just(response)
+                // A refusal answered within the call that dispatched a keep-alive request Reactor Netty had held
+                // back leaves the connection no longer read (reactor-netty#4361): the 429 is written off that call.
+                : Mono.just(response).publishOn(Schedulers.parallel()));
     }
 
     /**

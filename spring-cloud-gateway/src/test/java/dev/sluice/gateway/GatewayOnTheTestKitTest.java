@@ -6,13 +6,19 @@ import com.sun.net.httpserver.HttpServer;
 import dev.sluice.gateway.app.GatewayApp;
 import dev.sluice.limiter.local.ManualClock;
 import dev.sluice.test.spring.AutoConfigureSluiceTest;
+import java.io.BufferedInputStream;
+import java.io.EOFException;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
@@ -92,5 +98,82 @@ final class GatewayOnTheTestKitTest {
 
         clock.advance(Duration.ofMinutes(1));
         assertThat(send("GET", "/api/orders")).isAllowed().hasStatus(200);
+    }
+
+    /**
+     * A keep-alive request that arrives while the previous one is still proxied is held back by Reactor Netty and
+     * dispatched when that one ends; a refusal answered within that dispatch used to leave the connection unread
+     * (reactor-netty#4361), so the client's next request on it waited forever. Two requests in one write, then a
+     * third on the same connection: each gets its answer.
+     */
+    @Test
+    void sluiceFilter_aRefusalHeldBehindAProxiedRequest_leavesTheConnectionRead() throws Exception {
+        for (int i = 0; i < 5; i++) {
+            assertThat(send("POST", "/login")).isAllowed();
+        }
+        refusalHeldBehindAProxiedRequest("GET /api/orders", "POST /login");
+    }
+
+    @Test
+    void requestRateLimiter_aRefusalHeldBehindAProxiedRequest_leavesTheConnectionRead() throws Exception {
+        for (int i = 0; i < 19; i++) {
+            assertThat(send("GET", "/api/orders")).isAllowed();
+        }
+        refusalHeldBehindAProxiedRequest("GET /api/orders", "GET /api/orders"); // the 20th goes through
+    }
+
+    /** {@code proxied} and {@code refused} in one write, then {@code refused} again on the same connection. */
+    private void refusalHeldBehindAProxiedRequest(String proxied, String refused) throws IOException {
+        try (Socket socket = new Socket("127.0.0.1", port)) {
+            socket.setSoTimeout(30_000);
+            OutputStream out = socket.getOutputStream();
+            InputStream in = new BufferedInputStream(socket.getInputStream());
+            String rest = " HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\nContent-Length: 0\r\n\r\n";
+            out.write((proxied + rest + refused + rest).getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            org.assertj.core.api.Assertions.assertThat(statusOf(in)).isEqualTo(200);
+            org.assertj.core.api.Assertions.assertThat(statusOf(in)).isEqualTo(429);
+            out.write((refused + rest).getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            org.assertj.core.api.Assertions.assertThat(statusOf(in)).isEqualTo(429);
+        }
+    }
+
+    /** Reads one response (headers, and a body by Content-Length or chunks) and returns its status. */
+    private static int statusOf(InputStream in) throws IOException {
+        String status = line(in);
+        long length = 0;
+        boolean chunked = false;
+        for (String header = line(in); !header.isEmpty(); header = line(in)) {
+            String lower = header.toLowerCase(java.util.Locale.ROOT);
+            if (lower.startsWith("content-length:")) {
+                length = Long.parseLong(lower.substring(15).strip());
+            } else if (lower.startsWith("transfer-encoding:") && lower.contains("chunked")) {
+                chunked = true;
+            }
+        }
+        if (chunked) {
+            for (long size = Long.parseLong(line(in).strip(), 16); size > 0; size = Long.parseLong(line(in).strip(), 16)) {
+                in.readNBytes((int) size);
+                line(in);
+            }
+            line(in);
+        } else {
+            in.readNBytes((int) length);
+        }
+        return Integer.parseInt(status.split(" ")[1]);
+    }
+
+    private static String line(InputStream in) throws IOException {
+        StringBuilder line = new StringBuilder();
+        for (int c = in.read(); c != '\n'; c = in.read()) {
+            if (c < 0) {
+                throw new EOFException("the connection closed after: " + line);
+            }
+            if (c != '\r') {
+                line.append((char) c);
+            }
+        }
+        return line.toString();
     }
 }
