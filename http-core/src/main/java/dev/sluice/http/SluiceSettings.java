@@ -146,6 +146,11 @@ public class SluiceSettings {
         private List<String> identity;
         /** Decide and count, never refuse (default false, or sluice.shadow). */
         private Boolean shadow;
+        /**
+         * Replicas of the application that decide locally under failure-mode local, each on the limit divided by
+         * it (default: the cluster's members on an embedded Hazelcast member; required on a client or JCache).
+         */
+        private Integer fallbackReplicas;
 
         /** Nothing set. */
         public PolicySettings() {}
@@ -180,6 +185,8 @@ public class SluiceSettings {
         public void setIdentity(List<String> identity) { this.identity = identity; }
         public Boolean getShadow() { return shadow; }
         public void setShadow(Boolean shadow) { this.shadow = shadow; }
+        public Integer getFallbackReplicas() { return fallbackReplicas; }
+        public void setFallbackReplicas(Integer fallbackReplicas) { this.fallbackReplicas = fallbackReplicas; }
     }
 
     /** One route. */

@@ -75,9 +75,10 @@ final class LocalFallback {
             return;
         }
         if (options.fallbackReplicas().isEmpty() && store.members() < 0) {
-            throw new IllegalArgumentException("limiter '" + name + "' has failureMode LOCAL but no fallbackReplicas,"
-                    + " and its store (" + store + ") cannot see how many replicas share it: set"
-                    + " LimiterOptions.fallbackReplicas to the number of application replicas");
+            throw new IllegalArgumentException("limiter '" + name + "' has failure mode LOCAL but no fallback replicas,"
+                    + " and its store (" + store + ") cannot see how many replicas share it: set fallbackReplicas"
+                    + " (LimiterOptions; in settings, the policy's fallback-replicas) to the number of application"
+                    + " replicas");
         }
     }
 
