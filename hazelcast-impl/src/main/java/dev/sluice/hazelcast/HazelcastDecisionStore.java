@@ -56,8 +56,10 @@ final class HazelcastDecisionStore implements DecisionStore {
     private final HazelcastInternals.Calls calls;
     /** On a member: the members of its cluster as its membership listener last saw them; -1 on a client. */
     private final AtomicInteger members = new AtomicInteger(-1);
-    /** The membership listener's registration on a member, or {@code null} on a client. */
-    private final UUID membershipListener;
+    /** Whether {@link #members()} was asked once, so the listener is registered (or this is a client). */
+    private volatile boolean countingMembers;
+    /** The membership listener's registration on a member, or {@code null}. */
+    private UUID membershipListener;
 
     /** @param callbacks the user's executor, or {@code null} for a pool of Sluice's own */
     HazelcastDecisionStore(HazelcastInstance instance, String mapName, Executor callbacks) {
@@ -73,11 +75,6 @@ final class HazelcastDecisionStore implements DecisionStore {
         this.ownPool = callbacks == null ? newPool() : null;
         this.callbacks = callbacks == null ? ownPool : callbacks;
         this.calls = calls;
-        // Each embedded member is a replica of the application (a member that is not, a lite or data-only one,
-        // is counted too, which only makes a local share smaller); a client sees the cluster's members, which are
-        // not the application's replicas, so it claims no count.
-        this.membershipListener = instance.getLocalEndpoint() instanceof Member
-                ? instance.getCluster().addMembershipListener(new MemberCount()) : null;
     }
 
     /** Keeps {@link #members} at the cluster's size. */
@@ -98,10 +95,33 @@ final class HazelcastDecisionStore implements DecisionStore {
         }
     }
 
-    /** On an embedded member, the members of its cluster now; -1 on a client, which cannot count the replicas. */
+    /**
+     * On an embedded member, the members of its cluster now; -1 on a client, which cannot count the replicas. The
+     * first call registers the membership listener that keeps the count, so only limiters that ask for it (failure
+     * mode local) pay for one.
+     */
     @Override
     public int members() {
+        if (!countingMembers) {
+            startCountingMembers();
+        }
         return members.get();
+    }
+
+    /**
+     * Each embedded member is a replica of the application (a member that is not, a lite or data-only one, is
+     * counted too, which only makes a local share smaller); a client sees the cluster's members, which are not the
+     * application's replicas, so it claims no count.
+     */
+    private synchronized void startCountingMembers() {
+        if (countingMembers) {
+            return;
+        }
+        if (instance.getLocalEndpoint() instanceof Member) {
+            membershipListener = instance.getCluster().addMembershipListener(new MemberCount());
+            members.compareAndSet(-1, instance.getCluster().getMembers().size());
+        }
+        countingMembers = true;
     }
 
     private static ExecutorService newPool() {
@@ -175,9 +195,13 @@ final class HazelcastDecisionStore implements DecisionStore {
         if (ownPool != null) {
             ownPool.shutdown();
         }
-        if (membershipListener != null) {
+        UUID listener;
+        synchronized (this) {
+            listener = membershipListener;
+        }
+        if (listener != null) {
             try {
-                instance.getCluster().removeMembershipListener(membershipListener);
+                instance.getCluster().removeMembershipListener(listener);
             } catch (RuntimeException shutDown) {
                 // the member is already gone, and its listeners with it
             }
