@@ -220,7 +220,7 @@ public final class LimiterOptions {
          * is away: each decides on the limit divided by it. Unset by default: then the cluster's membership when the
          * store last answered (an embedded Hazelcast member's cluster), and where a store cannot know its
          * replicas (a Hazelcast client, JCache) a limiter with {@link FailureMode#LOCAL} cannot be created without
-         * it. When both are known the larger decides. Between 1 and {@value #MAX_FALLBACK_REPLICAS}.
+         * it. When both are known the larger decides. Between 1 and {@value LimiterOptions#MAX_FALLBACK_REPLICAS}.
          */
         public Builder fallbackReplicas(int replicas) {
             this.fallbackReplicas = (int) Checks.checkRange("fallbackReplicas", replicas, 1, MAX_FALLBACK_REPLICAS);

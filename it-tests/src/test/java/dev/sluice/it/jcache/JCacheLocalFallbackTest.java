@@ -37,7 +37,7 @@ final class JCacheLocalFallbackTest {
         Cache<String, long[]> cache = JCacheRateLimiters.createCache(manager, "fallback-" + UUID.randomUUID(),
                 Duration.ofHours(1));
         try (RateLimiters limiters = JCacheRateLimiters.create(cache)) {
-            LimitSpec spec = LimitSpec.fixedWindow(9, Duration.ofMillis(1_800_500));
+            LimitSpec spec = LimitSpec.slidingLog(9, Duration.ofMillis(1_800_500));
             IllegalArgumentException unset = assertThrows(IllegalArgumentException.class, () -> limiters.limiter("x",
                     spec, LimiterOptions.builder().failureMode(FailureMode.LOCAL).build()));
             assertTrue(unset.getMessage().contains("fallbackReplicas"), unset.getMessage());

@@ -14,7 +14,10 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 
-/** Decisions of failure mode local: counted apart by result, and each a degraded decision. */
+/**
+ * Decisions of failure mode local: counted apart by result, and each a degraded decision. A sliding log on the wall
+ * clock, so no window boundary can fall between the decisions.
+ */
 final class SluiceMetricsFallbackTest {
 
     @Test
@@ -22,7 +25,7 @@ final class SluiceMetricsFallbackTest {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         DecisionStore away = requests -> CompletableFuture.failedFuture(new IllegalMonitorStateException("away (test)"));
         try (RateLimiters limiters = RateLimiterRuntime.create(away)) {
-            RateLimiter limiter = limiters.limiter("login", LimitSpec.fixedWindow(4, Duration.ofMillis(60_500)),
+            RateLimiter limiter = limiters.limiter("login", LimitSpec.slidingLog(4, Duration.ofMillis(60_500)),
                     LimiterOptions.builder().failureMode(FailureMode.LOCAL).fallbackReplicas(2)
                             .listener(new SluiceMetrics(registry)).build());
             for (int i = 0; i < 5; i++) {
