@@ -91,8 +91,7 @@ final class FaultLocalFallbackTest {
                 replicas.add(limiters.limiter("fallback", SPEC, local().fallbackReplicas(3).build()));
             }
             for (RateLimiter replica : replicas) {
-                Lease fromStore = replica.tryAcquire(0);
-                assertFalse(fromStore.isDegraded(), "the cluster decides before the outage: " + fromStore);
+                awaitStore(replica); // a first call through a new client may outlast its timeout on a busy machine
             }
 
             cluster.kill(0);
