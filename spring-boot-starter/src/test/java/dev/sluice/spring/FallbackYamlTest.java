@@ -16,7 +16,10 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.core.env.PropertySource;
 import org.springframework.core.io.ByteArrayResource;
 
-/** The YAML of the Spring Boot page's "When the store is away" binds to failure mode local with its replicas. */
+/**
+ * The YAML of the Spring Boot page's "When the store is away" binds to failure mode local with its replicas, which the
+ * ratelimits endpoint shows.
+ */
 class FallbackYamlTest {
 
     @Test
@@ -29,6 +32,7 @@ class FallbackYamlTest {
         List<PropertySource<?>> sources = new YamlPropertySourceLoader().load("page",
                 new ByteArrayResource(yaml.getBytes(StandardCharsets.UTF_8)));
         new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(Sluice.AUTO_CONFIGURATIONS))
+                .withPropertyValues("management.endpoints.web.exposure.include=ratelimits")
                 .withInitializer(c -> sources.forEach(c.getEnvironment().getPropertySources()::addFirst))
                 .run(context -> {
                     assertThat(context).hasNotFailed();
@@ -36,6 +40,8 @@ class FallbackYamlTest {
                             .options();
                     assertThat(options.failureMode()).isEqualTo(FailureMode.LOCAL);
                     assertThat(options.fallbackReplicas()).hasValue(3);
+                    assertThat(context.getBean(RateLimitsEndpoint.class).policy("per-client"))
+                            .containsEntry("failureMode", "local").containsEntry("fallbackReplicas", 3);
                 });
     }
 }
