@@ -1,7 +1,10 @@
 package dev.sluice.hazelcast;
 
 import dev.sluice.limiter.store.FutureFailures;
+import com.hazelcast.cluster.InitialMembershipEvent;
+import com.hazelcast.cluster.InitialMembershipListener;
 import com.hazelcast.cluster.Member;
+import com.hazelcast.cluster.MembershipEvent;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
 import com.hazelcast.map.LocalMapStats;
@@ -51,6 +54,12 @@ final class HazelcastDecisionStore implements DecisionStore {
     /** The pool Sluice created for {@link #callbacks}, or {@code null} when the user supplied it. */
     private final ExecutorService ownPool;
     private final HazelcastInternals.Calls calls;
+    /** On a member: the members of its cluster as its membership listener last saw them; -1 on a client. */
+    private final AtomicInteger members = new AtomicInteger(-1);
+    /** Whether {@link #members()} was asked once, so the listener is registered (or this is a client). */
+    private volatile boolean countingMembers;
+    /** The membership listener's registration on a member, or {@code null}. */
+    private UUID membershipListener;
 
     /** @param callbacks the user's executor, or {@code null} for a pool of Sluice's own */
     HazelcastDecisionStore(HazelcastInstance instance, String mapName, Executor callbacks) {
@@ -66,6 +75,53 @@ final class HazelcastDecisionStore implements DecisionStore {
         this.ownPool = callbacks == null ? newPool() : null;
         this.callbacks = callbacks == null ? ownPool : callbacks;
         this.calls = calls;
+    }
+
+    /** Keeps {@link #members} at the cluster's size. */
+    private final class MemberCount implements InitialMembershipListener {
+        @Override
+        public void init(InitialMembershipEvent event) {
+            members.set(event.getMembers().size());
+        }
+
+        @Override
+        public void memberAdded(MembershipEvent event) {
+            members.set(event.getMembers().size());
+        }
+
+        @Override
+        public void memberRemoved(MembershipEvent event) {
+            members.set(event.getMembers().size());
+        }
+    }
+
+    /**
+     * On an embedded member, the members of its cluster now; -1 on a client, which cannot count the replicas. The
+     * first call registers the membership listener that keeps the count, so only limiters that ask for it (failure
+     * mode local) pay for one.
+     */
+    @Override
+    public int members() {
+        if (!countingMembers) {
+            startCountingMembers();
+        }
+        return members.get();
+    }
+
+    /**
+     * Each embedded member is a replica of the application (a member that is not, a lite or data-only one, is
+     * counted too, which only makes a local share smaller); a client sees the cluster's members, which are not the
+     * application's replicas, so it claims no count.
+     */
+    private synchronized void startCountingMembers() {
+        if (countingMembers) {
+            return;
+        }
+        if (instance.getLocalEndpoint() instanceof Member) {
+            membershipListener = instance.getCluster().addMembershipListener(new MemberCount());
+            members.compareAndSet(-1, instance.getCluster().getMembers().size());
+        }
+        countingMembers = true;
     }
 
     private static ExecutorService newPool() {
@@ -138,6 +194,17 @@ final class HazelcastDecisionStore implements DecisionStore {
     public void close() {
         if (ownPool != null) {
             ownPool.shutdown();
+        }
+        UUID listener;
+        synchronized (this) {
+            listener = membershipListener;
+        }
+        if (listener != null) {
+            try {
+                instance.getCluster().removeMembershipListener(listener);
+            } catch (RuntimeException shutDown) {
+                // the member is already gone, and its listeners with it
+            }
         }
     }
 

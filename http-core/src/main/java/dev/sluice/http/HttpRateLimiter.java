@@ -44,7 +44,9 @@ import java.util.function.Predicate;
  *       them;
  *   <li>no decision from the store: the policy's failure mode decides ({@code ALLOW} by default here),
  *       marked {@code RateLimit-Degraded: true}; under {@code THROW} or {@code DENY}, {@code 503} with a
- *       temporary-reduced-capacity problem body, since that refusal is not about the client's quota.
+ *       temporary-reduced-capacity problem body, since that refusal is not about the client's quota; under
+ *       {@code LOCAL}, this replica's share of the limit decides, and its refusal is a {@code 429} (still marked
+ *       degraded), since it is about quota.
  * </ul>
  * A request's policies are decided one after another, each on its own key, and each is asked once: once an
  * enforced policy has refused, the later ones are asked with a probe that takes nothing but still shows their
@@ -209,6 +211,11 @@ public final class HttpRateLimiter implements AutoCloseable {
                 @Override
                 public void onQueueChanged(String limiter, long queuedPermits) {
                     listener.onQueueChanged(limiter, queuedPermits);
+                }
+
+                @Override
+                public void onFallbackDecision(String limiter, boolean granted) {
+                    listener.onFallbackDecision(limiter, granted);
                 }
             });
         }
@@ -725,7 +732,7 @@ public final class HttpRateLimiter implements AutoCloseable {
         List<Lease> held = new ArrayList<>();
         for (PolicyDecision d : decisions) {
             if (d.policy().spec() instanceof LimitSpec.Concurrency && d.lease() != null && d.lease().isAcquired()
-                    && !d.lease().isDegraded()) {
+                    && (!d.lease().isDegraded() || d.lease().isLocalFallback())) {
                 held.add(d.lease());
             }
         }

@@ -33,9 +33,13 @@ record PolicyDecision(RateLimitPolicy policy, String partition, Lease lease, Kin
         SKIPPED
     }
 
-    /** True if this decision makes an enforced refusal about quota (429): the store said no. */
+    /**
+     * True if this decision makes an enforced refusal about quota (429): the store said no, or, while it was away,
+     * this replica's local share did ({@link Lease#isLocalFallback()}).
+     */
     boolean refuses() {
-        return !shadow && kind == Kind.REFUSED;
+        return !shadow && (kind == Kind.REFUSED || (kind == Kind.DEGRADED && !lease.isAcquired()
+                && lease.isLocalFallback()));
     }
 
     /**
@@ -44,7 +48,8 @@ record PolicyDecision(RateLimitPolicy policy, String partition, Lease lease, Kin
      * the client's quota.
      */
     boolean unavailable() {
-        return !shadow && (kind == Kind.UNAVAILABLE || (kind == Kind.DEGRADED && !lease.isAcquired()));
+        return !shadow && (kind == Kind.UNAVAILABLE || (kind == Kind.DEGRADED && !lease.isAcquired()
+                && !lease.isLocalFallback()));
     }
 
     /** This decision after {@code permits} were given back. */

@@ -3,6 +3,7 @@ package dev.sluice.http;
 import dev.sluice.limiter.AlgorithmDescription;
 import dev.sluice.limiter.Capacity;
 import dev.sluice.limiter.LimitSpec;
+import dev.sluice.limiter.LimiterOptions;
 import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.Type;
 import java.net.URI;
@@ -160,6 +161,7 @@ public final class SettingText {
                     Capacity.MAX_KEYS * Capacity.ESTIMATED_BYTES_PER_KEY},
                 "heap-percent", new long[] {1, Capacity.MAX_HEAP_PERCENT},
                 "overflow-cells", new long[] {1, Capacity.MAX_OVERFLOW_CELLS}));
+        ranges.put("fallback-replicas", new long[] {1, LimiterOptions.MAX_FALLBACK_REPLICAS});
         for (AlgorithmDescription d : AlgorithmDescription.all()) {
             for (AlgorithmDescription.Parameter p : d.parameters()) {
                 if (p.isCount()) {

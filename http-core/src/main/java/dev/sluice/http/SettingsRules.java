@@ -214,6 +214,9 @@ final class SettingsRules {
         if (settings.getDurability() != null) {
             options.durability(settings.getDurability());
         }
+        if (settings.getFallbackReplicas() != null) {
+            options.fallbackReplicas((int) p.number("fallback-replicas"));
+        }
         RateLimitPolicy policy;
         try {
             policy = new RateLimitPolicy(name, spec, options.build());

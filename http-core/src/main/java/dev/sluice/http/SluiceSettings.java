@@ -157,6 +157,11 @@ public class SluiceSettings {
         private String zone;
         /** The day a week starts on (calendar-window with period week; default monday). */
         private DayOfWeek firstDayOfWeek;
+        /**
+         * Replicas of the application that decide locally under failure-mode local, each on the limit divided by
+         * it (default: the cluster's members on an embedded Hazelcast member; required on a client or JCache).
+         */
+        private Integer fallbackReplicas;
 
         /** Nothing set. */
         public PolicySettings() {}
@@ -233,6 +238,8 @@ public class SluiceSettings {
         public void setZone(String zone) { this.zone = zone; }
         public DayOfWeek getFirstDayOfWeek() { return firstDayOfWeek; }
         public void setFirstDayOfWeek(DayOfWeek firstDayOfWeek) { this.firstDayOfWeek = firstDayOfWeek; }
+        public Integer getFallbackReplicas() { return fallbackReplicas; }
+        public void setFallbackReplicas(Integer fallbackReplicas) { this.fallbackReplicas = fallbackReplicas; }
     }
 
     /** One plan of a policy: the settings of the policy's limit that this plan changes; the others are the policy's. */

@@ -199,7 +199,7 @@ final class HttpRateLimiterConfigTest {
 
     @Test
     void badFailureMode_namesChoices() {
-        assertEquals("invalid property sluice.policies.login.failure-mode='open'; expected one of [throw, allow, deny]",
+        assertEquals("invalid property sluice.policies.login.failure-mode='open'; expected one of [throw, allow, deny, local]",
                 error(LOGIN + "sluice.policies.login.failure-mode=open\n"));
     }
 

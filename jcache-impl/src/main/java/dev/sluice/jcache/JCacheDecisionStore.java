@@ -13,6 +13,7 @@ import java.time.Duration;
 import javax.cache.Cache;
 import javax.cache.configuration.CompleteConfiguration;
 import javax.cache.expiry.ExpiryPolicy;
+import javax.cache.CacheException;
 import javax.cache.processor.EntryProcessorException;
 
 /**
@@ -74,6 +75,10 @@ final class JCacheDecisionStore implements DecisionStore {
                 throw cause;
             }
             throw e;
+        } catch (IllegalStateException | IllegalArgumentException e) {
+            // Thrown by the provider itself (a step's own errors arrive in EntryProcessorException): a closed cache,
+            // a failing provider. A store failure, so the failure mode applies, not the caller's usage error.
+            throw new CacheException("the cache failed: " + e, e);
         }
         if (outcomes == null || outcomes.size() != requests.size()) {
             throw new IllegalStateException("the cache's invoke returned " + outcomes + " for " + requests.size()

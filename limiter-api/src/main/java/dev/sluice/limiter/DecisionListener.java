@@ -29,6 +29,14 @@ public interface DecisionListener {
     default void onCapacityRefused(String limiter) {}
 
     /**
+     * Called when {@link FailureMode#LOCAL} decided because the store was away, before {@link #onDecision} reports
+     * the decision (as {@link DecisionResult#DEGRADED}).
+     *
+     * @param granted whether this replica's share granted the permits
+     */
+    default void onFallbackDecision(String limiter, boolean granted) {}
+
+    /**
      * A listener that passes each call on to every one of {@code listeners}, in order. What one of them
      * throws is caught and ignored, so that a listener can neither break a decision nor keep the others
      * from hearing of it. The list is copied.
@@ -54,6 +62,11 @@ public interface DecisionListener {
             @Override
             public void onCapacityRefused(String limiter) {
                 callEach(each, l -> l.onCapacityRefused(limiter));
+            }
+
+            @Override
+            public void onFallbackDecision(String limiter, boolean granted) {
+                callEach(each, l -> l.onFallbackDecision(limiter, granted));
             }
         };
     }

@@ -45,6 +45,15 @@ public interface Lease extends AutoCloseable {
     boolean isDegraded();
 
     /**
+     * True if the store was away and {@link FailureMode#LOCAL} decided on this replica's share of the limit; such a
+     * lease is also {@linkplain #isDegraded() degraded}, and its remaining, limit and retry-after are the share's.
+     * False by default.
+     */
+    default boolean isLocalFallback() {
+        return false;
+    }
+
+    /**
      * For a granted concurrency lease, its fencing token: it increases monotonically per key, so
      * downstream work can reject a holder whose lease has since expired. Empty otherwise.
      */

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.OptionalInt;
 
 /**
  * How a limiter behaves around its store: local queueing, failure handling, retries, lease renewal and
@@ -11,6 +12,8 @@ import java.util.Objects;
  * {@link #toBuilder()}.
  */
 public final class LimiterOptions {
+    /** The most replicas {@link Builder#fallbackReplicas(int)} accepts. */
+    public static final int MAX_FALLBACK_REPLICAS = 100_000;
     private static final LimiterOptions DEFAULTS = builder().build();
 
     private final long queueLimit;
@@ -23,6 +26,7 @@ public final class LimiterOptions {
     private final Durability durability;
     private final boolean replaceForeignState;
     private final List<DecisionListener> listeners;
+    private final int fallbackReplicas;
 
     private LimiterOptions(Builder b) {
         this.queueLimit = b.queueLimit;
@@ -35,6 +39,7 @@ public final class LimiterOptions {
         this.durability = b.durability;
         this.replaceForeignState = b.replaceForeignState;
         this.listeners = List.copyOf(b.listeners);
+        this.fallbackReplicas = b.fallbackReplicas;
     }
 
     /** No queue, {@link FailureMode#THROW}, 2 retries, a 1 s decision timeout, replicated state. */
@@ -59,6 +64,7 @@ public final class LimiterOptions {
         b.durability = durability;
         b.replaceForeignState = replaceForeignState;
         b.listeners.addAll(listeners);
+        b.fallbackReplicas = fallbackReplicas;
         return b;
     }
 
@@ -96,12 +102,21 @@ public final class LimiterOptions {
 
     public List<DecisionListener> listeners() { return listeners; }
 
+    /**
+     * How many replicas {@link FailureMode#LOCAL} divides the limit by, when configured; see
+     * {@link Builder#fallbackReplicas(int)}.
+     */
+    public OptionalInt fallbackReplicas() {
+        return fallbackReplicas == 0 ? OptionalInt.empty() : OptionalInt.of(fallbackReplicas);
+    }
+
     @Override
     public String toString() {
         return "LimiterOptions[queueLimit=" + queueLimit + ", queueOrder=" + queueOrder + ", failureMode="
                 + failureMode + ", maxRetries=" + maxRetries + ", decisionTimeout=" + decisionTimeout
                 + ", renewInterval=" + renewInterval + ", pollInterval=" + pollInterval + ", durability=" + durability
-                + (replaceForeignState ? ", replaceForeignState" : "") + ", listeners=" + listeners.size() + "]";
+                + (replaceForeignState ? ", replaceForeignState" : "") + ", listeners=" + listeners.size()
+                + (fallbackReplicas == 0 ? "" : ", fallbackReplicas=" + fallbackReplicas) + "]";
     }
 
     /** Builds {@link LimiterOptions}. Each setter validates its argument at once. */
@@ -116,6 +131,7 @@ public final class LimiterOptions {
         private Durability durability = Durability.REPLICATED;
         private boolean replaceForeignState;
         private final List<DecisionListener> listeners = new ArrayList<>();
+        private int fallbackReplicas;
 
         private Builder() {}
 
@@ -196,6 +212,18 @@ public final class LimiterOptions {
             }
             this.listeners.clear();
             this.listeners.addAll(checked);
+            return this;
+        }
+
+        /**
+         * The number of application replicas that decide locally under {@link FailureMode#LOCAL} while the store
+         * is away: each decides on the limit divided by it. Unset by default: then the cluster's membership when the
+         * store last answered (an embedded Hazelcast member's cluster), and where a store cannot know its
+         * replicas (a Hazelcast client, JCache) a limiter with {@link FailureMode#LOCAL} cannot be created without
+         * it. When both are known the larger decides. Between 1 and {@value LimiterOptions#MAX_FALLBACK_REPLICAS}.
+         */
+        public Builder fallbackReplicas(int replicas) {
+            this.fallbackReplicas = (int) Checks.checkRange("fallbackReplicas", replicas, 1, MAX_FALLBACK_REPLICAS);
             return this;
         }
 

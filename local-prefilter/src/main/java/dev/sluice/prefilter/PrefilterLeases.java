@@ -64,6 +64,7 @@ final class PrefilterLeases {
         @Override public Optional<Duration> retryAfter() { return lease.retryAfter(); }
         @Override public Duration resetAfter() { return lease.resetAfter(); }
         @Override public boolean isDegraded() { return lease.isDegraded(); }
+        @Override public boolean isLocalFallback() { return lease.isLocalFallback(); }
         @Override public OptionalLong fencingToken() { return lease.fencingToken(); }
         @Override public void close() { lease.close(); }
 

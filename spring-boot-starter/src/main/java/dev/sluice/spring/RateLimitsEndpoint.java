@@ -141,6 +141,7 @@ public class RateLimitsEndpoint {
         policy.put("decisionTimeout", p.options().decisionTimeout().toString());
         policy.put("queueLimit", p.options().queueLimit());
         policy.put("durability", p.options().durability().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'));
+        p.options().fallbackReplicas().ifPresent(replicas -> policy.put("fallbackReplicas", replicas));
         Map<String, Object> counted = new LinkedHashMap<>();
         counted.put("granted", requests.granted());
         counted.put("refused", requests.refused());

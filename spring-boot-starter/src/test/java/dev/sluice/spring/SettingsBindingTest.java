@@ -52,6 +52,8 @@ class SettingsBindingTest {
             "sluice.policies.sc.algorithm=sliding-counter",
             "sluice.policies.sc.permit-limit=30",
             "sluice.policies.sc.window=30s",
+            "sluice.policies.sc.failure-mode=LOCAL",
+            "sluice.policies.sc.fallback-replicas=3",
             "sluice.policies.g.algorithm=gcra",
             "sluice.policies.g.permit-limit=10",
             "sluice.policies.g.window=PT1S",

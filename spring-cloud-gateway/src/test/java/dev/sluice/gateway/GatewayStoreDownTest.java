@@ -26,7 +26,8 @@ import org.springframework.context.ConfigurableApplicationContext;
 /**
  * A gateway whose store (a Hazelcast cluster it is a client of) is gone answers by each policy's failure mode:
  * the Sluice filter lets {@code allow} through and answers {@code deny} with the filters' 503; RequestRateLimiter
- * on Sluice refuses {@code deny} with the gateway's 429.
+ * on Sluice refuses {@code deny} with the gateway's 429; {@code local} decides on the gateway's share of the limit,
+ * degraded, refusing beyond it with 429.
  */
 class GatewayStoreDownTest {
     private static final HttpClient HTTP = HttpClient.newHttpClient();
@@ -68,13 +69,18 @@ class GatewayStoreDownTest {
                 "--sluice.policies.open.window=1m", "--sluice.policies.open.failure-mode=allow",
                 "--sluice.policies.closed.algorithm=sliding-log", "--sluice.policies.closed.permit-limit=100",
                 "--sluice.policies.closed.window=1m", "--sluice.policies.closed.failure-mode=deny",
+                "--sluice.policies.local.algorithm=sliding-log", "--sluice.policies.local.permit-limit=5",
+                "--sluice.policies.local.window=1m", "--sluice.policies.local.failure-mode=local",
+                "--sluice.policies.local.fallback-replicas=2",
                 routes + "[0].id=open", routes + "[0].uri=" + uri, routes + "[0].predicates[0]=Path=/open/**",
                 routes + "[0].filters[0]=Sluice=open",
                 routes + "[1].id=closed", routes + "[1].uri=" + uri, routes + "[1].predicates[0]=Path=/closed/**",
                 routes + "[1].filters[0]=Sluice=closed",
                 routes + "[2].id=rrl", routes + "[2].uri=" + uri, routes + "[2].predicates[0]=Path=/rrl/**",
                 routes + "[2].filters[0].name=RequestRateLimiter",
-                routes + "[2].filters[0].args[sluice-rate-limiter.policy]=closed")) {
+                routes + "[2].filters[0].args[sluice-rate-limiter.policy]=closed",
+                routes + "[3].id=local", routes + "[3].uri=" + uri, routes + "[3].predicates[0]=Path=/local/**",
+                routes + "[3].filters[0]=Sluice=local")) {
             assertThat(get(port, "/closed/x").statusCode()).isEqualTo(200); // the store decides
             assertThat(get(port, "/rrl/x").statusCode()).isEqualTo(200);
             member.shutdown();
@@ -86,6 +92,15 @@ class GatewayStoreDownTest {
             assertThat(closed.statusCode()).isEqualTo(503);
             assertThat(closed.body()).contains("temporary-reduced-capacity", "\"violated-policies\":[\"closed\"]");
             assertThat(get(port, "/rrl/x").statusCode()).isEqualTo(429);
+            // 5 over 2 replicas: this gateway's share is 2, decided here while the store is away.
+            for (int i = 0; i < 2; i++) {
+                HttpResponse<String> granted = get(port, "/local/x");
+                assertThat(granted.statusCode()).isEqualTo(200);
+                assertThat(granted.headers().firstValue("RateLimit-Degraded")).hasValue("true");
+            }
+            HttpResponse<String> refused = get(port, "/local/x");
+            assertThat(refused.statusCode()).isEqualTo(429);
+            assertThat(refused.headers().firstValue("RateLimit-Degraded")).hasValue("true");
         } finally {
             member.getLifecycleService().terminate();
             backend.stop(0);

@@ -412,6 +412,12 @@ final class LocalDecisionStore implements DecisionStore {
                 overflowRefusals.sum(), cells.size());
     }
 
+    /** One: no other replica shares an in-process store. */
+    @Override
+    public int members() {
+        return 1;
+    }
+
     /** Decides in the calling thread: each request as one step under its key's lock, in order. */
     @Override
     public CompletableFuture<StepOutcomes> run(List<StepRequest> requests) {

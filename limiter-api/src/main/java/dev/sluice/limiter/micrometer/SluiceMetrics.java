@@ -27,7 +27,10 @@ import java.util.function.ToLongFunction;
  *   <li>{@code sluice.queue.permits} — a gauge of permits waiting in the local queue;
  *   <li>{@code sluice.capacity.refusals} — a counter of decisions the store refused because it was full
  *       (a new key under {@link dev.sluice.limiter.Capacity.Policy#REFUSE_NEW_KEYS}, or a new concurrency key),
- *       each also in {@code sluice.decisions} as {@code degraded}.
+ *       each also in {@code sluice.decisions} as {@code degraded};
+ *   <li>{@code sluice.fallback.decisions} — a counter of decisions {@link dev.sluice.limiter.FailureMode#LOCAL} made
+ *       on this replica's share while the store was away, tagged {@code result=granted|refused}, each also in
+ *       {@code sluice.decisions} as {@code degraded}.
  * </ul>
  * {@link #bindStore} adds the store's own meters, tagged {@code store} (the factory's key prefix):
  * {@code sluice.store.keys}, {@code sluice.store.max.keys} and {@code sluice.store.overflow.cells} (gauges),
@@ -39,6 +42,7 @@ public final class SluiceMetrics implements DecisionListener {
     private final ConcurrentHashMap<String, Timer[]> timers = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, AtomicLong> queued = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Counter> refusals = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, Counter[]> fallbacks = new ConcurrentHashMap<>();
 
     @SuppressWarnings("exports") // micrometer-core is optional: whoever builds this binder has it
     public SluiceMetrics(MeterRegistry registry) {
@@ -62,6 +66,24 @@ public final class SluiceMetrics implements DecisionListener {
                 .description("Decisions the store refused because it held as many keys as its bound allows")
                 .tag("limiter", name)
                 .register(registry)).increment();
+    }
+
+    @Override
+    public void onFallbackDecision(String limiter, boolean granted) {
+        fallbacks.computeIfAbsent(limiter, this::fallbackCountersFor)[granted ? 0 : 1].increment();
+    }
+
+    private Counter[] fallbackCountersFor(String limiter) {
+        Counter[] byResult = new Counter[2];
+        String[] results = {"granted", "refused"};
+        for (int i = 0; i < results.length; i++) {
+            byResult[i] = Counter.builder("sluice.fallback.decisions")
+                    .description("Decisions made locally, on this replica's share, while the store was away")
+                    .tag("limiter", limiter)
+                    .tag("result", results[i])
+                    .register(registry);
+        }
+        return byResult;
     }
 
     /**

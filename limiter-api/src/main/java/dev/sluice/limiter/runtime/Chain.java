@@ -194,6 +194,11 @@ public final class Chain {
         }
 
         @Override
+        public boolean isLocalFallback() {
+            return leases.stream().anyMatch(Lease::isLocalFallback);
+        }
+
+        @Override
         public OptionalLong fencingToken() {
             for (Lease l : leases) {
                 if (l.fencingToken().isPresent()) {

@@ -49,6 +49,16 @@ final class DefaultRateLimiter implements RateLimiter {
 
     private final WaitQueue queue;
     private final Set<ConcurrencyLease> liveLeases = ConcurrentHashMap.newKeySet();
+    /** Whether the failure mode is {@link FailureMode#LOCAL}: the store's answers and failures go to the fallback. */
+    private final boolean localFallback;
+    /** This limiter in the fallback's in-process runtime of the current outage, or {@code null}. */
+    private volatile LocalTwin localTwin;
+
+    /**
+     * A limiter's stand-in while the store is away: in {@code runtime}, on its share for {@code replicas}, or
+     * {@code null} where the share is none.
+     */
+    record LocalTwin(DefaultRateLimiters runtime, int replicas, DefaultRateLimiter limiter) {}
 
     DefaultRateLimiter(DefaultRateLimiters owner, String name, String key, LimitSpec spec, LimiterOptions options,
             Stats stats, Runnable onIdle) {
@@ -68,6 +78,7 @@ final class DefaultRateLimiter implements RateLimiter {
         this.onIdle = onIdle;
         this.ownerClosed = ownerClosed;
         this.queue = new WaitQueue(this, decider, options, stats);
+        this.localFallback = options.failureMode() == FailureMode.LOCAL;
     }
 
     @Override public String name() { return name; }
@@ -105,6 +116,9 @@ final class DefaultRateLimiter implements RateLimiter {
             throw new IllegalStateException("limiter '" + name + "' is closed");
         }
         long start = decider.ticker.read();
+        if (localFallback && owner.fallback.skipsStore()) {
+            return record(decideLocally(permits), start);
+        }
         Verdict verdict;
         try {
             verdict = decider.decide(acquireRequest(permits), options);
@@ -113,7 +127,10 @@ final class DefaultRateLimiter implements RateLimiter {
             throw (CancellationException) new CancellationException("interrupted while deciding for '" + name + "'")
                     .initCause(e);
         } catch (Throwable failure) {
-            return record(unavailable(failure, start), start);
+            return record(unavailable(failure, start, permits), start);
+        }
+        if (localFallback) {
+            owner.fallback.answered();
         }
         return record(toLease(verdict, permits), start);
     }
@@ -190,8 +207,23 @@ final class DefaultRateLimiter implements RateLimiter {
         return v.granted() && permits > 0 ? new RateGrant(this, v, permits) : Verdicts.asLease(v);
     }
 
+    /** The local fallback's decision, counted for listeners. */
+    private Lease decideLocally(long permits) {
+        Lease lease = owner.fallback.decide(this, permits);
+        stats.fallbackDecided(lease.isAcquired());
+        return lease;
+    }
+
+    LocalTwin localTwin() {
+        return localTwin;
+    }
+
+    void localTwin(LocalTwin twin) {
+        this.localTwin = twin;
+    }
+
     /** Applies the failure mode; rethrows usage errors, which no failure mode hides. */
-    private Lease unavailable(Throwable failure, long start) {
+    private Lease unavailable(Throwable failure, long start, long permits) {
         if (failure instanceof Error error) {
             throw error;
         }
@@ -210,6 +242,10 @@ final class DefaultRateLimiter implements RateLimiter {
             String why = failure instanceof TimeoutException ? "no verdict within " + options.decisionTimeout()
                     : "the store failed: " + failure;
             throw new DecisionUnavailableException(name, why, failure);
+        }
+        if (mode == FailureMode.LOCAL) {
+            owner.fallback.failed();
+            return decideLocally(permits);
         }
         boolean allow = mode == FailureMode.ALLOW;
         return Lease.degraded(allow, spec.limit());
@@ -230,11 +266,21 @@ final class DefaultRateLimiter implements RateLimiter {
      */
     CompletableFuture<Lease> decideAsync(long permits) {
         long start = decider.ticker.read();
+        if (localFallback && owner.fallback.skipsStore()) {
+            try {
+                return CompletableFuture.completedFuture(decideLocally(permits));
+            } catch (RuntimeException e) {
+                return CompletableFuture.failedFuture(e);
+            }
+        }
         CompletableFuture<Lease> out = new CompletableFuture<>();
         CompletableFuture<Verdict> decision = decider.decideAsync(acquireRequest(permits), options,
                 late -> giveBack(late, permits));
         decision.whenComplete((v, failure) -> {
             if (failure == null) {
+                if (localFallback) {
+                    owner.fallback.answered();
+                }
                 Lease lease = toLease(v, permits);
                 if (!out.complete(lease)) {
                     giveBack(lease);
@@ -245,7 +291,7 @@ final class DefaultRateLimiter implements RateLimiter {
                 return; // cancelled by the caller: no failure mode applies, nothing is counted
             }
             try {
-                out.complete(unavailable(failure, start));
+                out.complete(unavailable(failure, start, permits));
             } catch (RuntimeException e) {
                 out.completeExceptionally(e);
             }

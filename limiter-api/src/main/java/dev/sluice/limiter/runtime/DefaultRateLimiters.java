@@ -31,6 +31,8 @@ public final class DefaultRateLimiters implements RateLimiters {
     private static final AtomicInteger INSTANCES = new AtomicInteger();
 
     final Decider decider;
+    /** {@link dev.sluice.limiter.FailureMode#LOCAL} for every limiter over this store. */
+    final LocalFallback fallback;
     private final DecisionStore store;
     private final Coalescer coalescer;
     private final String keyPrefix;
@@ -60,6 +62,7 @@ public final class DefaultRateLimiters implements RateLimiters {
             this.ownsScheduler = true;
         }
         this.decider = new Decider(coalescer, scheduler, settings.ticker());
+        this.fallback = new LocalFallback(store, settings.ticker(), scheduler, keyPrefix);
     }
 
     @Override
@@ -75,6 +78,7 @@ public final class DefaultRateLimiters implements RateLimiters {
         checkOpen();
         checkRenewal(spec, options);
         store.checkSpec(spec);
+        fallback.check(name, spec, options);
         DefaultRateLimiter limiter = new DefaultRateLimiter(this, name, Keys.limiterKey(keyPrefix, name), spec, options,
                 new Stats(name, options.listeners(), decider.ticker), null);
         created.add(limiter);
@@ -91,6 +95,7 @@ public final class DefaultRateLimiters implements RateLimiters {
         checkOpen();
         checkRenewal(spec, options);
         store.checkSpec(spec);
+        fallback.check(policy, spec, options);
         PartitionedLimiter<P> limiter = new PartitionedLimiter<>(this, policy, Keys.partitionKeyBase(keyPrefix, policy), spec,
                 options, partitionId);
         created.add(limiter);

@@ -42,6 +42,13 @@ final class Stats {
         }
     }
 
+    /** A decision {@link dev.sluice.limiter.FailureMode#LOCAL} made while the store was away. */
+    void fallbackDecided(boolean granted) {
+        if (listened) {
+            listeners.onFallbackDecision(name, granted);
+        }
+    }
+
     void queueChanged(long deltaPermits) {
         listeners.onQueueChanged(name, queued.addAndGet(deltaPermits));
     }

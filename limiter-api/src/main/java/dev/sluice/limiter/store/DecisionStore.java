@@ -88,6 +88,16 @@ public interface DecisionStore extends AutoCloseable {
         return null;
     }
 
+    /**
+     * How many replicas of the application share this store as its platform sees them now (an embedded Hazelcast
+     * member: the members of its cluster), or -1 (the default) where the store cannot know (a client of a cluster,
+     * a cache): {@link dev.sluice.limiter.FailureMode#LOCAL} then needs the replicas configured. Over-counting is
+     * safe (a smaller local share); it is read after each answer of a limiter with that failure mode, so it is cheap.
+     */
+    default int members() {
+        return -1;
+    }
+
     /** Releases what the store itself owns (never the user's cluster or cache). */
     @Override
     default void close() {}

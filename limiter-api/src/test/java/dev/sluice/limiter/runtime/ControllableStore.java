@@ -127,4 +127,12 @@ final class ControllableStore implements DecisionStore {
     public boolean isRetryable(Throwable failure) {
         return failure instanceof Transient;
     }
+
+    /** What {@link #members()} answers: -1, a store that cannot count its replicas, unless a test sets it. */
+    volatile int members = -1;
+
+    @Override
+    public int members() {
+        return members;
+    }
 }

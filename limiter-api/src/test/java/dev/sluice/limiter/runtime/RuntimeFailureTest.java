@@ -46,8 +46,12 @@ final class RuntimeFailureTest {
     }
 
     private RateLimiter limiter(FailureMode mode, int maxRetries) {
-        return limiters.limiter("test", SPEC, LimiterOptions.builder().failureMode(mode).maxRetries(maxRetries)
-                .decisionTimeout(Duration.ofMillis(200)).build());
+        LimiterOptions.Builder options = LimiterOptions.builder().failureMode(mode).maxRetries(maxRetries)
+                .decisionTimeout(Duration.ofMillis(200));
+        if (mode == FailureMode.LOCAL) {
+            options.fallbackReplicas(1); // this store cannot count its replicas
+        }
+        return limiters.limiter("test", SPEC, options.build());
     }
 
     @Test
@@ -90,6 +94,7 @@ final class RuntimeFailureTest {
         for (int i = 0; i < 50; i++) {
             futures.add(limiter.acquireAsync(1));
         }
+        int granted = 0;
         for (CompletableFuture<Lease> f : futures) {
             if (mode == FailureMode.THROW) {
                 ExecutionException e = assertThrows(ExecutionException.class, () -> f.get(10, TimeUnit.SECONDS));
@@ -97,8 +102,15 @@ final class RuntimeFailureTest {
             } else {
                 Lease lease = f.get(10, TimeUnit.SECONDS);
                 assertTrue(lease.isDegraded());
-                assertEquals(mode == FailureMode.ALLOW, lease.isAcquired());
+                assertEquals(mode == FailureMode.LOCAL, lease.isLocalFallback());
+                if (mode != FailureMode.LOCAL) {
+                    assertEquals(mode == FailureMode.ALLOW, lease.isAcquired());
+                }
+                granted += lease.isAcquired() ? 1 : 0;
             }
+        }
+        if (mode == FailureMode.LOCAL) {
+            assertEquals(SPEC.limit(), granted, "the one replica's share is the whole limit");
         }
         assertEquals(50, limiter.statistics().degraded());
     }
