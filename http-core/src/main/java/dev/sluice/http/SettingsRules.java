@@ -328,12 +328,12 @@ final class SettingsRules {
             }
         }
         Plans.Builder plans = Plans.builder();
-        for (Map.Entry<String, SluiceSettings.PlanSettings> e : settings.getPlans().entrySet()) {
+        for (Map.Entry<String, SluiceSettings.LimitSettings> e : settings.getPlans().entrySet()) {
             String planBase = base + "plans." + e.getKey() + ".";
             Map<String, Object> merged = new LinkedHashMap<>(policySet);
             Map<String, String> where = new LinkedHashMap<>();
             Set<String> allowed = PropertiesReader.ALGORITHM_KEYS.get(description.name());
-            for (PropertiesReader.Setting setting : PropertiesReader.settings(SluiceSettings.PlanSettings.class).values()) {
+            for (PropertiesReader.Setting setting : PropertiesReader.settings(SluiceSettings.LimitSettings.class).values()) {
                 Object value = e.getValue() == null ? null : setting.get(e.getValue());
                 if (value == null) {
                     continue;

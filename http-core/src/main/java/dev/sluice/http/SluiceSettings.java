@@ -114,26 +114,12 @@ public class SluiceSettings {
      */
     @ConfigurationPropertiesSource
     @SuppressWarnings("exports")
-    public static class PolicySettings {
+    public static class PolicySettings extends LimitSettings {
         /**
          * The algorithm (required): fixed-window, sliding-window, sliding-log, sliding-counter, token-bucket, gcra,
          * concurrency or calendar-window.
          */
         private String algorithm;
-        /** Permits per window, bucket size, permits per GCRA period, or concurrent permits (required). */
-        private Long permitLimit;
-        /** The window (window algorithms) or the period (gcra). */
-        private Duration window;
-        /** Segments per window (sliding-window). */
-        private Integer segments;
-        /** Tokens added per replenishment period (token-bucket). */
-        private Long tokensPerPeriod;
-        /** Time between refills (token-bucket). */
-        private Duration replenishmentPeriod;
-        /** Permits that may be taken at once (gcra). */
-        private Long burst;
-        /** How long a lease lasts unless renewed (concurrency; default 30 s). */
-        private Duration leaseDuration;
         /** Permits that may wait in the local queue (default 0: refuse at once). */
         private Long queueLimit;
         /** What happens when the store cannot decide in time (default allow, failing open at the edge). */
@@ -148,15 +134,6 @@ public class SluiceSettings {
         private List<String> identity;
         /** Decide and count, never refuse (default false, or sluice.shadow). */
         private Boolean shadow;
-        /** The calendar unit of a window: day, week, month or year (calendar-window). */
-        private CalendarPeriod period;
-        /**
-         * The time zone whose calendar the windows follow: a region id such as Europe/Paris, or an offset such as
-         * +02:00 (calendar-window; default UTC).
-         */
-        private String zone;
-        /** The day a week starts on (calendar-window with period week; default monday). */
-        private DayOfWeek firstDayOfWeek;
         /**
          * Replicas of the application that decide locally under failure-mode local, each on the limit divided by
          * it (default: the cluster's members on an embedded Hazelcast member; required on a client or JCache).
@@ -168,20 +145,6 @@ public class SluiceSettings {
 
         public String getAlgorithm() { return algorithm; }
         public void setAlgorithm(String algorithm) { this.algorithm = algorithm; }
-        public Long getPermitLimit() { return permitLimit; }
-        public void setPermitLimit(Long permitLimit) { this.permitLimit = permitLimit; }
-        public Duration getWindow() { return window; }
-        public void setWindow(Duration window) { this.window = window; }
-        public Integer getSegments() { return segments; }
-        public void setSegments(Integer segments) { this.segments = segments; }
-        public Long getTokensPerPeriod() { return tokensPerPeriod; }
-        public void setTokensPerPeriod(Long tokensPerPeriod) { this.tokensPerPeriod = tokensPerPeriod; }
-        public Duration getReplenishmentPeriod() { return replenishmentPeriod; }
-        public void setReplenishmentPeriod(Duration replenishmentPeriod) { this.replenishmentPeriod = replenishmentPeriod; }
-        public Long getBurst() { return burst; }
-        public void setBurst(Long burst) { this.burst = burst; }
-        public Duration getLeaseDuration() { return leaseDuration; }
-        public void setLeaseDuration(Duration leaseDuration) { this.leaseDuration = leaseDuration; }
         public Long getQueueLimit() { return queueLimit; }
         public void setQueueLimit(Long queueLimit) { this.queueLimit = queueLimit; }
         public FailureMode getFailureMode() { return failureMode; }
@@ -222,7 +185,7 @@ public class SluiceSettings {
         /** What a client of an unknown plan gets: default (default-plan's limit) or refuse (403). */
         private String unknownPlan;
         /** Plans by name, each with the limit settings it changes of this policy's (permit-limit, window ...). */
-        private Map<String, PlanSettings> plans;
+        private Map<String, LimitSettings> plans;
 
         public String getPlanFrom() { return planFrom; }
         public void setPlanFrom(String planFrom) { this.planFrom = planFrom; }
@@ -230,23 +193,20 @@ public class SluiceSettings {
         public void setDefaultPlan(String defaultPlan) { this.defaultPlan = defaultPlan; }
         public String getUnknownPlan() { return unknownPlan; }
         public void setUnknownPlan(String unknownPlan) { this.unknownPlan = unknownPlan; }
-        public Map<String, PlanSettings> getPlans() { return plans; }
-        public void setPlans(Map<String, PlanSettings> plans) { this.plans = plans == null ? null : new LinkedHashMap<>(plans); }
-        public CalendarPeriod getPeriod() { return period; }
-        public void setPeriod(CalendarPeriod period) { this.period = period; }
-        public String getZone() { return zone; }
-        public void setZone(String zone) { this.zone = zone; }
-        public DayOfWeek getFirstDayOfWeek() { return firstDayOfWeek; }
-        public void setFirstDayOfWeek(DayOfWeek firstDayOfWeek) { this.firstDayOfWeek = firstDayOfWeek; }
+        public Map<String, LimitSettings> getPlans() { return plans; }
+        public void setPlans(Map<String, LimitSettings> plans) { this.plans = plans == null ? null : new LinkedHashMap<>(plans); }
         public Integer getFallbackReplicas() { return fallbackReplicas; }
         public void setFallbackReplicas(Integer fallbackReplicas) { this.fallbackReplicas = fallbackReplicas; }
     }
 
-    /** One plan of a policy: the settings of the policy's limit that this plan changes; the others are the policy's. */
+    /**
+     * The settings of an algorithm's limit: a policy's ({@link PolicySettings} has them all), or those one of its
+     * plans changes (the others are the policy's).
+     */
     @ConfigurationPropertiesSource
     @SuppressWarnings("exports")
-    public static class PlanSettings {
-        /** Permits per window, bucket size, permits per GCRA period, or concurrent permits. */
+    public static class LimitSettings {
+        /** Permits per window, bucket size, permits per GCRA period, or concurrent permits (required). */
         private Long permitLimit;
         /** The window (window algorithms) or the period (gcra). */
         private Duration window;
@@ -258,18 +218,20 @@ public class SluiceSettings {
         private Duration replenishmentPeriod;
         /** Permits that may be taken at once (gcra). */
         private Long burst;
-        /** How long a lease lasts unless renewed (concurrency). */
+        /** How long a lease lasts unless renewed (concurrency; default 30 s). */
         private Duration leaseDuration;
-
-        /** The calendar period (calendar-window): day, week, month or year. */
+        /** The calendar unit of a window: day, week, month or year (calendar-window). */
         private CalendarPeriod period;
-        /** The time zone of the calendar (calendar-window): a region such as Europe/Paris, or an offset. */
+        /**
+         * The time zone whose calendar the windows follow: a region id such as Europe/Paris, or an offset such as
+         * +02:00 (calendar-window; default UTC).
+         */
         private String zone;
-        /** The first day of a week (calendar-window, period week). */
+        /** The day a week starts on (calendar-window with period week; default monday). */
         private DayOfWeek firstDayOfWeek;
 
-        /** Nothing set: the policy's settings. */
-        public PlanSettings() {}
+        /** Nothing set. */
+        public LimitSettings() {}
 
         public Long getPermitLimit() { return permitLimit; }
         public void setPermitLimit(Long permitLimit) { this.permitLimit = permitLimit; }

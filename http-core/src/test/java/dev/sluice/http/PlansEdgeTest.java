@@ -273,7 +273,7 @@ final class PlansEdgeTest {
     void planSettings_areTheAlgorithmsLimitSettings() {
         Set<String> limitSettings = new TreeSet<>();
         PropertiesReader.ALGORITHM_KEYS.values().forEach(limitSettings::addAll);
-        assertEquals(limitSettings, new TreeSet<>(PropertiesReader.settings(SluiceSettings.PlanSettings.class).keySet()));
+        assertEquals(limitSettings, new TreeSet<>(PropertiesReader.settings(SluiceSettings.LimitSettings.class).keySet()));
     }
 
     @Test
