@@ -1,5 +1,6 @@
 package dev.sluice.http;
 
+import dev.sluice.limiter.LimitSpec;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
@@ -64,9 +65,10 @@ public record ResponseCost(Set<Integer> countStatuses, String costHeader) {
      *
      * @param headers a response header's value by name, or {@code null} when absent
      * @param unread told, with what was found, when the header is absent or not a whole number
-     * @param aboveLimit told, with the cost read, when it is above {@code limit}
+     * @param aboveLimit told, with the cost read, when it is above {@link LimitSpec#MAX_LIMIT}, the most one settlement
+     *     charges (a cost above the policy's limit is charged: the key owes what its budget cannot pay)
      */
-    long cost(long reserved, long limit, int status, Function<String, String> headers, Runnable unread,
+    long cost(long reserved, int status, Function<String, String> headers, Runnable unread,
             java.util.function.LongConsumer aboveLimit) {
         if (!countStatuses.isEmpty() && !countStatuses.contains(status)) {
             return 0;
@@ -85,9 +87,9 @@ public record ResponseCost(Set<Integer> countStatuses, String costHeader) {
             unread.run();
             return -1;
         }
-        if (cost > limit) {
+        if (cost > LimitSpec.MAX_LIMIT) {
             aboveLimit.accept(cost);
-            return limit;
+            return LimitSpec.MAX_LIMIT;
         }
         return cost;
     }

@@ -47,13 +47,13 @@ final class ResponseSettlement {
     static CompletableFuture<Void> settle(List<Pending> pending, int status, Function<String, String> headers) {
         List<CompletableFuture<?>> settled = new ArrayList<>(pending.size());
         for (Pending p : pending) {
-            long cost = p.rule().cost(p.reserved(), p.lease().limit(), status, headers,
+            long cost = p.rule().cost(p.reserved(), status, headers,
                     () -> once(p.policy() + "/unread", "policy '" + p.policy() + "': response header "
                             + p.rule().costHeader() + " was absent or not a whole number; the reservation of "
                             + p.reserved() + " stands (told once per policy)"),
                     read -> once(p.policy() + "/above", "policy '" + p.policy() + "': response header "
-                            + p.rule().costHeader() + " said " + read + ", above the limit " + p.lease().limit()
-                            + "; charged the limit (told once per policy)"));
+                            + p.rule().costHeader() + " said " + read + ", above the most one settlement charges; charged "
+                            + LimitSpec.MAX_LIMIT + " (told once per policy)"));
             if (cost < 0) {
                 continue;
             }

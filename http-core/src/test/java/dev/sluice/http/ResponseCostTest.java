@@ -3,6 +3,7 @@ package dev.sluice.http;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import dev.sluice.limiter.LimitSpec;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -14,7 +15,7 @@ final class ResponseCostTest {
     private final AtomicInteger above = new AtomicInteger();
 
     private long cost(ResponseCost rule, int status, Map<String, String> headers) {
-        return rule.cost(2, 100, status, headers::get, unread::incrementAndGet, read -> above.incrementAndGet());
+        return rule.cost(2, status, headers::get, unread::incrementAndGet, read -> above.incrementAndGet());
     }
 
     @Test
@@ -35,7 +36,10 @@ final class ResponseCostTest {
         assertEquals(-1, cost(header, 200, Map.of("X-Sluice-Cost", "1.5")));
         assertEquals(-1, cost(header, 200, Map.of("X-Sluice-Cost", "-3")));
         assertEquals(3, unread.get());
-        assertEquals(100, cost(header, 200, Map.of("X-Sluice-Cost", "5000")), "above the limit: the limit");
+        assertEquals(5000, cost(header, 200, Map.of("X-Sluice-Cost", "5000")), "above a policy's limit: charged, owed");
+        assertEquals(0, above.get());
+        assertEquals(LimitSpec.MAX_LIMIT, cost(header, 200, Map.of("X-Sluice-Cost", "99999999999")),
+                "above what one settlement charges: that much");
         assertEquals(1, above.get());
     }
 

@@ -95,13 +95,14 @@ public interface Lease extends AutoCloseable {
      * ({@link Settlement.Status#NOTHING_HELD}, as often as asked); a concurrency lease is not settled
      * ({@link Settlement.Status#UNSUPPORTED}: close it).
      *
-     * @param cost the real cost, between 0 and the limit (the most one decision may take)
+     * @param cost the real cost, between 0 and {@link LimitSpec#MAX_LIMIT}: above the limit too (a call that used
+     *     more tokens than a window allows), the budget paying what it holds and the key owing the rest
      * @return completes, never exceptionally, with what was done
-     * @throws IllegalArgumentException if {@code cost} is negative or above the limit
+     * @throws IllegalArgumentException if {@code cost} is negative or above {@link LimitSpec#MAX_LIMIT}
      * @throws IllegalStateException if this lease was already settled or refunded
      */
     default CompletableFuture<Settlement> settle(long cost) {
-        Settlement.checkCost(cost, limit(), null);
+        Settlement.checkCost(cost, null);
         return CompletableFuture.completedFuture(new Settlement(Settlement.Status.NOTHING_HELD, 0, cost, 0));
     }
 

@@ -48,15 +48,16 @@ public record Settlement(Status status, long reserved, long cost, long debt) {
     }
 
     /**
-     * Checks a settlement's cost: between 0 and the most one decision may take, the limit.
+     * Checks a settlement's cost: between 0 and {@link LimitSpec#MAX_LIMIT}. A cost above the limit is real (a call
+     * that used more tokens than a minute allows): what the budget cannot pay becomes the key's debt.
      *
      * @param limiter the limiter's name for the message, or {@code null}
      * @throws IllegalArgumentException naming the value and the bound
      */
-    public static long checkCost(long cost, long limit, String limiter) {
-        if (cost < 0 || cost > limit) {
-            throw new IllegalArgumentException("cost must be between 0 and " + limit + " (the limit of "
-                    + (limiter == null ? "this limiter" : "'" + limiter + "'") + "), was " + cost);
+    public static long checkCost(long cost, String limiter) {
+        if (cost < 0 || cost > LimitSpec.MAX_LIMIT) {
+            throw new IllegalArgumentException("cost must be between 0 and " + LimitSpec.MAX_LIMIT + " (settling a"
+                    + " lease of " + (limiter == null ? "this limiter" : "'" + limiter + "'") + "), was " + cost);
         }
         return cost;
     }

@@ -80,7 +80,7 @@ final class PrefilterLeases {
             if (refundable) {
                 return lease.settle(cost);
             }
-            Settlement.checkCost(cost, lease.limit(), null);
+            Settlement.checkCost(cost, null);
             return CompletableFuture.completedFuture(new Settlement(Settlement.Status.NOTHING_HELD, 0, cost, 0));
         }
 

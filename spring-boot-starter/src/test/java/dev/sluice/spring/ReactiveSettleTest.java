@@ -120,7 +120,7 @@ class ReactiveSettleTest {
         assertThat(generate("dora", "nonsense")).isEqualTo(200);
         awaitRemaining(http, dora, 69); // unreadable: the route's cost of 1 stands
         assertThat(generate("dora", "500")).isEqualTo(200);
-        awaitRemaining(http, dora, 0); // above the limit: charged the limit, the rest owed
+        awaitRemaining(http, dora, 0); // above the limit: charged whole, what the budget could not pay owed
     }
 
     private static int generate(String client, String cost) throws Exception {

@@ -75,7 +75,15 @@ public final class Algorithms {
             refundId = permits >>> RefundMemory.ID_SHIFT;
             permits &= RefundMemory.PERMITS_MASK;
         }
-        checkPermits(spec, permits);
+        if (op == Op.CHARGE) {
+            // A cost may exceed the limit (more tokens than a window allows): the budget pays what it holds.
+            if (permits < 0 || permits > LimitSpec.MAX_LIMIT) {
+                throw new IllegalArgumentException("a charge must be between 0 and " + LimitSpec.MAX_LIMIT
+                        + " permits, was " + permits);
+            }
+        } else {
+            checkPermits(spec, permits);
+        }
         boolean debt = owing != core || op == Op.CHARGE;
         if (remembered == 0 && refundId == 0 && !debt) {
             return decide(spec, state, nowMillis, op, permits, leaseId);

@@ -230,7 +230,7 @@ public final class Chain {
         @Override
         public CompletableFuture<Settlement> settle(long cost) {
             for (Lease l : leases) {
-                Settlement.checkCost(cost, l.limit(), null);
+                Settlement.checkCost(cost, null);
             }
             List<CompletableFuture<Settlement>> settled = new ArrayList<>(leases.size());
             for (Lease l : leases) {

@@ -91,7 +91,7 @@ final class ConcurrencyLease implements Lease {
     /** Not settled: a concurrency lease holds permits for a time, not a cost; it is released when closed. */
     @Override
     public CompletableFuture<Settlement> settle(long cost) {
-        Settlement.checkCost(cost, verdict.limit(), limiter.name());
+        Settlement.checkCost(cost, limiter.name());
         return CompletableFuture.completedFuture(new Settlement(Settlement.Status.UNSUPPORTED, 0, cost, 0));
     }
 

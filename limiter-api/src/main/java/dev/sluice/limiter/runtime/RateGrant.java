@@ -56,7 +56,7 @@ final class RateGrant implements Lease {
 
     @Override
     public CompletableFuture<Settlement> settle(long cost) {
-        Settlement.checkCost(cost, verdict.limit(), limiter.name());
+        Settlement.checkCost(cost, limiter.name());
         if (!REFUNDED.compareAndSet(this, 0, 1)) {
             throw new IllegalStateException("a lease of '" + limiter.name() + "' is settled or refunded once; this one"
                     + " already was");

@@ -118,10 +118,14 @@ final class DebtTest {
         assertTrue(e.getMessage().contains("rate limiters only"), e.getMessage());
     }
 
+    /** A cost may exceed the limit: the budget pays what it holds, the rest is owed; beyond any limit it is refused. */
     @Test
-    void charge_aboveTheLimit_isRefused() {
+    void charge_aboveTheLimit_paysTheBudgetAndOwesTheRest() {
         LimitSpec spec = LimitSpec.fixedWindow(5, Duration.ofMinutes(1));
-        assertThrows(IllegalArgumentException.class, () -> Algorithms.step(spec, null, BASE, Op.CHARGE, 6, 0));
+        Verdict v = Algorithms.step(spec, null, BASE, Op.CHARGE, 12, 0);
+        assertEquals(7, v.token(), "12 charged, 5 paid, 7 owed");
+        assertThrows(IllegalArgumentException.class,
+                () -> Algorithms.step(spec, null, BASE, Op.CHARGE, LimitSpec.MAX_LIMIT + 1, 0));
     }
 
     /** A refund of a key that owes gives back to its budget and keeps the debt, which the next grant pays first. */

@@ -171,9 +171,22 @@ final class LeaseSettleTest {
         RateLimiter limiter = limiter(LimitSpec.fixedWindow(5, Duration.ofMinutes(1)));
         Lease lease = limiter.tryAcquire(2);
         IllegalArgumentException negative = assertThrows(IllegalArgumentException.class, () -> lease.settle(-1));
-        assertEquals("cost must be between 0 and 5 (the limit of 'settle/fixed-window'), was -1", negative.getMessage());
-        assertThrows(IllegalArgumentException.class, () -> lease.settle(6));
-        assertThrows(IllegalArgumentException.class, () -> Lease.granted(1, 5, Duration.ZERO).settle(6));
+        assertEquals("cost must be between 0 and 1000000000 (settling a lease of 'settle/fixed-window'), was -1",
+                negative.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> lease.settle(LimitSpec.MAX_LIMIT + 1));
+        assertThrows(IllegalArgumentException.class, () -> Lease.granted(1, 5, Duration.ZERO).settle(-1));
+    }
+
+    /** A call that cost more than a whole window allows: the budget pays what it holds, the key owes the rest. */
+    @Test
+    void costAboveTheLimit_chargedWhole_theRestOwed() throws Exception {
+        RateLimiter limiter = limiter(LimitSpec.fixedWindow(5, Duration.ofMinutes(1)));
+        Lease lease = limiter.tryAcquire(2);
+        Settlement settled = settle(lease, 12);
+        assertEquals(Settlement.Status.SETTLED, settled.status());
+        assertEquals(7, settled.debt(), "12 less the 2 reserved and the 3 the window still held");
+        assertEquals(7, limiter.inspect().debt());
+        assertFalse(limiter.tryAcquire(1).isAcquired(), "nothing is granted while the key owes");
     }
 
     @Test
