@@ -74,6 +74,14 @@ final class Decider {
 
     /** Blocks for a verdict; throws the last failure (a {@link TimeoutException} when time ran out). */
     Verdict decide(StepRequest request, LimiterOptions options) throws Throwable {
+        return decide(request, options, null);
+    }
+
+    /**
+     * {@link #decide(StepRequest, LimiterOptions)}, handing {@code late} the verdict of an acquisition the store ran
+     * although time ran out first, so that what it granted can be given back ({@link Coalescer#execute}).
+     */
+    Verdict decide(StepRequest request, LimiterOptions options, Consumer<Verdict> late) throws Throwable {
         long deadline = ticker.read() + options.decisionTimeout().toNanos();
         boolean replaced = false;
         for (int attempt = 0; ; attempt++) {
@@ -83,7 +91,7 @@ final class Decider {
             }
             Throwable failure;
             try {
-                return store.execute(request, left);
+                return store.execute(request, left, request.op() == Op.ACQUIRE ? late : null);
             } catch (TimeoutException | InterruptedException e) {
                 throw e;
             } catch (ExecutionException | RuntimeException e) {

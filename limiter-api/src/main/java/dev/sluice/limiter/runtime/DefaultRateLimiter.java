@@ -121,7 +121,8 @@ final class DefaultRateLimiter implements RateLimiter {
         }
         Verdict verdict;
         try {
-            verdict = decider.decide(acquireRequest(permits), options);
+            // A grant the store makes after this caller gave up (a degraded answer) goes back when it arrives.
+            verdict = decider.decide(acquireRequest(permits), options, late -> giveBack(late, permits));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw (CancellationException) new CancellationException("interrupted while deciding for '" + name + "'")

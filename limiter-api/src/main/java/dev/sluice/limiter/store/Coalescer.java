@@ -20,6 +20,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
 
@@ -127,14 +128,29 @@ public final class Coalescer {
      */
     public Verdict execute(StepRequest request, long timeoutNanos)
             throws TimeoutException, ExecutionException, InterruptedException {
+        return execute(request, timeoutNanos, null);
+    }
+
+    /**
+     * {@link #execute(StepRequest, long)}, handing {@code late} the verdict of a request the store ran although its
+     * caller gave up, so that what it granted can be given back: a request still queued is dropped at its deadline
+     * by itself, and one already sent answers to {@code late} when the store does. Without {@code late} (null), as
+     * {@link #execute(StepRequest, long)}.
+     */
+    public Verdict execute(StepRequest request, long timeoutNanos, Consumer<Verdict> late)
+            throws TimeoutException, ExecutionException, InterruptedException {
         Pending p = arrive(request, System.nanoTime() + timeoutNanos, true);
-        if (p.direct != null) {
-            awaitDirect(p, timeoutNanos); // p is done when this returns
-        }
         try {
+            if (p.direct != null) {
+                awaitDirect(p, timeoutNanos); // p is done when this returns
+            }
             return p.get(timeoutNanos, TimeUnit.NANOSECONDS);
         } catch (TimeoutException | InterruptedException e) {
-            p.cancel(false);
+            if (late == null) {
+                p.cancel(false);
+            } else {
+                p.thenAccept(late);
+            }
             throw e;
         }
     }

@@ -126,6 +126,31 @@ final class LeaseRefundTest {
     }
 
     /**
+     * Regression: the blocking path ({@code tryAcquire}) dropped the answer of a grant that arrived after its
+     * deadline, so its permits stayed spent for a caller who got a degraded answer (seen on a loaded machine as a key
+     * charged three more than it granted after its backup member was killed).
+     */
+    @Test
+    void tryAcquire_grantAnsweredAfterTheDeadline_isRefunded() throws Exception {
+        ControllableStore store = new ControllableStore();
+        RateLimiters limiters = RateLimiterRuntime.create(store);
+        try {
+            RateLimiter limiter = limiters.limiter("reports", LimitSpec.fixedWindow(5, Duration.ofMinutes(1)),
+                    LimiterOptions.builder().decisionTimeout(Duration.ofMillis(30))
+                            .failureMode(dev.sluice.limiter.FailureMode.DENY).build());
+            store.mode = ControllableStore.Mode.ANSWER_LATER;
+            Lease gaveUp = limiter.tryAcquire(2);
+            assertTrue(gaveUp.isDegraded(), "the deadline passed first: " + gaveUp);
+            store.mode = ControllableStore.Mode.NORMAL;
+            assertEquals(3, limiter.tryAcquire(0).remaining(), "charged in the store meanwhile");
+            store.heldAnswers.forEach(Runnable::run); // the answer arrives, late
+            awaitRemaining(limiter, 5);
+        } finally {
+            limiters.close();
+        }
+    }
+
+    /**
      * Regression: a deadline that passed while the store was still handing the request's future back (the step
      * had run) cancelled that future, so the grant's answer never reached the refund and its permits stayed spent.
      */
