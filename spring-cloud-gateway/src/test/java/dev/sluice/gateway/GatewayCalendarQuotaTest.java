@@ -2,9 +2,7 @@ package dev.sluice.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.sun.net.httpserver.HttpServer;
 import dev.sluice.gateway.app.GatewayApp;
-import java.net.InetSocketAddress;
 import java.time.LocalDate;
 import java.time.ZoneId;
 import java.util.ArrayList;
@@ -23,30 +21,22 @@ import org.springframework.context.ConfigurableApplicationContext;
  * headers say so.
  */
 final class GatewayCalendarQuotaTest {
-    private static final String ROUTE = "--spring.cloud.gateway.server.webflux.routes[0].";
     private static final ZoneId PARIS = ZoneId.of("Europe/Paris");
-    private static HttpServer backend;
+    private static Backend backend;
     private static ConfigurableApplicationContext gateway;
     private static int port;
 
     @BeforeAll
     static void start() throws Exception {
-        backend = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-        backend.createContext("/", exchange -> {
-            exchange.getRequestBody().readAllBytes();
-            exchange.sendResponseHeaders(200, -1);
-            exchange.close();
-        });
-        backend.start();
+        backend = Backend.ok();
         port = GatewayFormsTest.freePort();
         List<String> args = new ArrayList<>(List.of("--server.port=" + port,
                 "--spring.main.web-application-type=reactive",
                 "--sluice.policies.monthly.algorithm=calendar-window",
                 "--sluice.policies.monthly.permit-limit=3",
                 "--sluice.policies.monthly.period=month",
-                "--sluice.policies.monthly.zone=Europe/Paris",
-                ROUTE + "id=reports", ROUTE + "uri=http://127.0.0.1:" + backend.getAddress().getPort(),
-                ROUTE + "predicates[0]=Path=/reports/**", ROUTE + "filters[0]=Sluice=monthly"));
+                "--sluice.policies.monthly.zone=Europe/Paris"));
+        args.addAll(backend.route(0, "reports", "/reports/**", "[0]=Sluice=monthly"));
         gateway = SpringApplication.run(GatewayApp.class, args.toArray(String[]::new));
     }
 
@@ -56,7 +46,7 @@ final class GatewayCalendarQuotaTest {
             gateway.close();
         }
         if (backend != null) {
-            backend.stop(0);
+            backend.close();
         }
     }
 

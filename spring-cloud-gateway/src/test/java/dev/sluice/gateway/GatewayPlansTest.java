@@ -3,12 +3,10 @@ package dev.sluice.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.sun.net.httpserver.HttpServer;
 import dev.sluice.gateway.app.GatewayApp;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -29,7 +27,7 @@ import org.springframework.core.NestedExceptionUtils;
  */
 final class GatewayPlansTest {
     private static final String ROUTES = "--spring.cloud.gateway.server.webflux.routes";
-    private static HttpServer backend;
+    private static Backend backend;
     private static ConfigurableApplicationContext gateway;
     private static int port;
 
@@ -45,20 +43,14 @@ final class GatewayPlansTest {
 
     @BeforeAll
     static void start() throws Exception {
-        backend = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-        backend.createContext("/", exchange -> {
-            exchange.getRequestBody().readAllBytes();
-            exchange.sendResponseHeaders(200, -1);
-            exchange.close();
-        });
-        backend.start();
+        backend = Backend.ok();
         port = GatewayFormsTest.freePort();
         List<String> args = new ArrayList<>(planned("short-plans", "long-plans", "list-plans"));
         args.addAll(List.of("--server.port=" + port, "--spring.main.web-application-type=reactive",
                 "--sluice.client.trusted-proxies=127.0.0.1"));
-        args.addAll(route(0, "short", "/short/**", "[0]=Sluice=short-plans"));
-        args.addAll(route(1, "long", "/long/**", "[0].name=Sluice", "[0].args.policies=long-plans"));
-        args.addAll(route(2, "list", "/list/**", "[0].name=Sluice", "[0].args.policies[0]=list-plans"));
+        args.addAll(backend.route(0, "short", "/short/**", "[0]=Sluice=short-plans"));
+        args.addAll(backend.route(1, "long", "/long/**", "[0].name=Sluice", "[0].args.policies=long-plans"));
+        args.addAll(backend.route(2, "list", "/list/**", "[0].name=Sluice", "[0].args.policies[0]=list-plans"));
         gateway = SpringApplication.run(GatewayApp.class, args.toArray(String[]::new));
     }
 
@@ -68,19 +60,10 @@ final class GatewayPlansTest {
             gateway.close();
         }
         if (backend != null) {
-            backend.stop(0);
+            backend.close();
         }
     }
 
-    private static List<String> route(int index, String id, String path, String... filters) {
-        List<String> args = new ArrayList<>(List.of(ROUTES + "[" + index + "].id=" + id,
-                ROUTES + "[" + index + "].uri=http://127.0.0.1:" + backend.getAddress().getPort(),
-                ROUTES + "[" + index + "].predicates[0]=Path=" + path));
-        for (String f : filters) {
-            args.add(ROUTES + "[" + index + "].filters" + f);
-        }
-        return args;
-    }
 
     @ParameterizedTest
     @ValueSource(strings = {"/short/x", "/long/x", "/list/x"})

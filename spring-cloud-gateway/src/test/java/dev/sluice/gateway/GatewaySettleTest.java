@@ -2,10 +2,8 @@ package dev.sluice.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.sun.net.httpserver.HttpServer;
 import dev.sluice.gateway.app.GatewayApp;
 import dev.sluice.http.HttpRateLimiter;
-import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -20,15 +18,13 @@ import org.springframework.context.ConfigurableApplicationContext;
  * {@code X-Sluice-Cost} it is asked for: a route's policy is settled from the backend's response when it commits.
  */
 final class GatewaySettleTest {
-    private static final String ROUTES = "--spring.cloud.gateway.server.webflux.routes";
-    private static HttpServer backend;
+    private static Backend backend;
     private static ConfigurableApplicationContext gateway;
     private static int port;
 
     @BeforeAll
     static void start() throws Exception {
-        backend = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-        backend.createContext("/", exchange -> {
+        backend = Backend.answering(exchange -> {
             String query = exchange.getRequestURI().getQuery();
             int status = 200;
             for (String pair : query == null ? new String[0] : query.split("&")) {
@@ -43,7 +39,6 @@ final class GatewaySettleTest {
             exchange.sendResponseHeaders(status, -1);
             exchange.close();
         });
-        backend.start();
         port = GatewayFormsTest.freePort();
         List<String> args = new ArrayList<>(List.of("--server.port=" + port,
                 "--spring.main.web-application-type=reactive",
@@ -51,8 +46,8 @@ final class GatewaySettleTest {
                 "--sluice.policies.tokens.window=10m", "--sluice.policies.tokens.cost-header=X-Sluice-Cost",
                 "--sluice.policies.login.algorithm=sliding-log", "--sluice.policies.login.permit-limit=2",
                 "--sluice.policies.login.window=10m", "--sluice.policies.login.count-statuses=401,403"));
-        args.addAll(route(0, "generate", "/generate/**", "Sluice=tokens"));
-        args.addAll(route(1, "login", "/login/**", "Sluice=login"));
+        args.addAll(backend.route(0, "generate", "/generate/**", "[0]=Sluice=tokens"));
+        args.addAll(backend.route(1, "login", "/login/**", "[0]=Sluice=login"));
         gateway = SpringApplication.run(GatewayApp.class, args.toArray(String[]::new));
     }
 
@@ -62,15 +57,10 @@ final class GatewaySettleTest {
             gateway.close();
         }
         if (backend != null) {
-            backend.stop(0);
+            backend.close();
         }
     }
 
-    private static List<String> route(int index, String id, String path, String filter) {
-        return List.of(ROUTES + "[" + index + "].id=" + id,
-                ROUTES + "[" + index + "].uri=http://127.0.0.1:" + backend.getAddress().getPort(),
-                ROUTES + "[" + index + "].predicates[0]=Path=" + path, ROUTES + "[" + index + "].filters[0]=" + filter);
-    }
 
     private static int get(String path) throws Exception {
         return GatewayFormsTest.send(port, "GET", path).status();

@@ -3,11 +3,9 @@ package dev.sluice.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.jayway.jsonpath.JsonPath;
-import com.sun.net.httpserver.HttpServer;
 import dev.sluice.gateway.app.GatewayApp;
 import dev.sluice.http.HttpRateLimiter;
 import dev.sluice.http.RefusedRequest;
-import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -28,30 +26,20 @@ import org.springframework.context.ConfigurableApplicationContext;
  */
 @ExtendWith(OutputCaptureExtension.class)
 final class GatewayWhyRefusedTest {
-    private static final String ROUTES = "--spring.cloud.gateway.server.webflux.routes";
-    private static HttpServer backend;
+    private static Backend backend;
     private static ConfigurableApplicationContext gateway;
     private static int port;
 
     @BeforeAll
     static void start() throws Exception {
-        backend = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-        backend.createContext("/", exchange -> {
-            exchange.getRequestBody().readAllBytes();
-            exchange.sendResponseHeaders(200, -1);
-            exchange.close();
-        });
-        backend.start();
+        backend = Backend.ok();
         port = GatewayFormsTest.freePort();
-        String uri = "http://127.0.0.1:" + backend.getAddress().getPort();
         List<String> args = new ArrayList<>(GatewayFormsTest.policies("filtered=2", "limited=2"));
         args.addAll(List.of("--server.port=" + port, "--spring.main.web-application-type=reactive",
-                "--sluice.problem.decisions=true", "--logging.level.dev.sluice.http.refusals=debug",
-                ROUTES + "[0].id=filtered", ROUTES + "[0].uri=" + uri, ROUTES + "[0].predicates[0]=Path=/f/**",
-                ROUTES + "[0].filters[0]=Sluice=filtered",
-                ROUTES + "[1].id=limited", ROUTES + "[1].uri=" + uri, ROUTES + "[1].predicates[0]=Path=/r/**",
-                ROUTES + "[1].filters[0].name=RequestRateLimiter",
-                ROUTES + "[1].filters[0].args[sluice-rate-limiter.policy]=limited"));
+                "--sluice.problem.decisions=true", "--logging.level.dev.sluice.http.refusals=debug"));
+        args.addAll(backend.route(0, "filtered", "/f/**", "[0]=Sluice=filtered"));
+        args.addAll(backend.route(1, "limited", "/r/**", "[0].name=RequestRateLimiter",
+                "[0].args[sluice-rate-limiter.policy]=limited"));
         gateway = SpringApplication.run(GatewayApp.class, args.toArray(String[]::new));
     }
 
@@ -61,7 +49,7 @@ final class GatewayWhyRefusedTest {
             gateway.close();
         }
         if (backend != null) {
-            backend.stop(0);
+            backend.close();
         }
     }
 
