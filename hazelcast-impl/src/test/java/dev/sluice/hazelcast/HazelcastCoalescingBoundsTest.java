@@ -206,7 +206,9 @@ final class HazelcastCoalescingBoundsTest {
      */
     @Test
     void slowKey_holdsBackOnlyItsOwnDecisions_andStallMillisSendsThemAnyway() throws Exception {
-        CoalescedStore store = store(100, 50);
+        // Long enough that the steps before the first queued decision never take it on a loaded machine.
+        long stallMillis = 1_500;
+        CoalescedStore store = store(100, stallMillis);
         try {
             String slow = key("stall-slow");
             int slowPartition = member.getPartitionService().getPartition(slow).getPartitionId();
@@ -229,7 +231,7 @@ final class HazelcastCoalescingBoundsTest {
             assertEquals(3, store.coalescer.calls());
             CompletableFuture<Verdict> early = store.submit(acquire(slow)); // queued behind the stalled hop
             assertEquals(1, store.coalescer.queued());
-            Thread.sleep(100);
+            Thread.sleep(stallMillis + 50);
             CompletableFuture<Verdict> late = store.submit(acquire(slow)); // the stall is noticed: both go
             assertEquals(0, store.coalescer.queued(), "sent as an extra hop after stallMillis");
             assertEquals(1, store.coalescer.stalls());
