@@ -220,7 +220,9 @@ final class RuntimeFailureTest {
     /** A caller that cancels while its request waits behind another on its key is never charged: it is not sent. */
     @Test
     void acquireAsync_callerCancelsWhileQueued_isNeverSent() throws Exception {
-        Coalescer coalescer = new Coalescer(store, Coalescing.on());
+        // No stall escape a loaded machine could reach between the two calls: the second must queue.
+        Coalescer coalescer = new Coalescer(store, new Coalescing(true, Coalescing.DEFAULT_MAX_BATCH_REQUESTS,
+                Coalescing.DEFAULT_MAX_BATCH_BYTES, Coalescing.DEFAULT_MAX_QUEUED_PER_KEY, 60_000));
         try (RateLimiters coalesced = RateLimiterRuntime.create(coalescer, "sluice", RuntimeSettings.defaults())) {
             RateLimiter limiter = coalesced.limiter("test", LimitSpec.fixedWindow(5, Duration.ofMinutes(1)),
                     LimiterOptions.builder().decisionTimeout(Duration.ofSeconds(10)).failureMode(FailureMode.DENY)
