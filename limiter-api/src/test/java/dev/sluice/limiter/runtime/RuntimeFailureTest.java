@@ -211,7 +211,10 @@ final class RuntimeFailureTest {
     @Test
     void acquireAsync_decisionTimesOut_leavesTheStoresFutureToAnswerLate() throws Exception {
         store.mode = ControllableStore.Mode.HANG;
-        Lease lease = limiter(FailureMode.DENY, 0).acquireAsync(1).get(10, TimeUnit.SECONDS);
+        // Long enough that a loaded machine cannot pass the deadline before the request is even sent.
+        RateLimiter limiter = limiters.limiter("test", SPEC, LimiterOptions.builder().failureMode(FailureMode.DENY)
+                .maxRetries(0).decisionTimeout(Duration.ofSeconds(2)).build());
+        Lease lease = limiter.acquireAsync(1).get(10, TimeUnit.SECONDS);
         assertTrue(lease.isDegraded());
         assertEquals(1, store.hanging.size());
         assertFalse(store.hanging.get(0).isDone(), "its answer may still come");
