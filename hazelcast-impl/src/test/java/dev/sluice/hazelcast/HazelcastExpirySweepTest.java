@@ -130,6 +130,34 @@ final class HazelcastExpirySweepTest {
     }
 
     /**
+     * A member that does not sweep (a Sluice that still writes TTLs, as it announces no sweep) is in the cluster: the
+     * sweeping member stops sweeping and writes TTLs again, so nothing is left to a sweep that cannot run everywhere.
+     */
+    @Test
+    void aMemberThatDoesNotSweep_turnsTheSweepOff_andWritesGetTheirTtlAgain() {
+        String cluster = "sweep-mixed-" + UUID.randomUUID();
+        int[] ports = FreePorts.take(2);
+        HazelcastInstance sweeping = Hazelcast.newHazelcastInstance(member(cluster, ports, 0, "200"));
+        Config older = member(cluster, ports, 1, "200");
+        older.getMemberAttributeConfig().removeAttribute(ExpirySweep.ATTRIBUTE);
+        HazelcastInstance notSweeping = Hazelcast.newHazelcastInstance(older);
+        try {
+            ExpirySweep.Registry registry = ExpirySweep.registry(sweeping.getUserContext());
+            await(() -> !registry.active, "the sweeping member sees a member that does not sweep");
+            IMap<String, long[]> map = sweeping.getMap(SluiceHazelcast.DEFAULT_MAP_NAME);
+            String key = ownedBy(sweeping, "mixed", 1).get(0);
+            decide(map, key, LimitSpec.fixedWindow(3, Duration.ofMinutes(10)));
+            EntryView<String, long[]> view = map.getEntryView(key);
+            assertTrue(view.getExpirationTime() < Long.MAX_VALUE, "written with a TTL: " + view);
+            notSweeping.getLifecycleService().terminate();
+            await(() -> registry.active, "alone, the member sweeps again");
+        } finally {
+            sweeping.getLifecycleService().terminate();
+            notSweeping.getLifecycleService().terminate();
+        }
+    }
+
+    /**
      * The member's exact share is full and its clock stands still, so nothing but the state's expiry changes: a key
      * whose own state has expired (still stored: the sweep's round is an hour) goes to the overflow cell exactly like
      * a key that never had state, and is read as the cell; a state of its own would have been a fresh budget.
