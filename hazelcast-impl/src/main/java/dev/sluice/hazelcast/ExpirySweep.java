@@ -66,6 +66,8 @@ final class ExpirySweep implements LifecycleListener, HazelcastInstanceAware {
     private static final ScheduledThreadPoolExecutor EXECUTOR = executor();
 
     private final Registry registry;
+    /** The members (by instance name, unique in a JVM) that sweep now: Hazelcast may hand the listener a member twice. */
+    private final Set<String> sweeping = ConcurrentHashMap.newKeySet();
 
     private ExpirySweep(Registry registry) {
         this.registry = registry;
@@ -124,7 +126,10 @@ final class ExpirySweep implements LifecycleListener, HazelcastInstanceAware {
     /** Hazelcast hands the listener each member it starts from the config, while it builds the member. */
     @Override
     public void setHazelcastInstance(HazelcastInstance instance) {
-        new Sweeper(instance, registry).next(WAIT_MILLIS);
+        String name = instance.getName();
+        if (sweeping.add(name)) {
+            new Sweeper(instance, registry, () -> sweeping.remove(name)).next(WAIT_MILLIS);
+        }
     }
 
     /** Nothing: each member's sweep watches its member's lifecycle itself. */
@@ -155,9 +160,12 @@ final class ExpirySweep implements LifecycleListener, HazelcastInstanceAware {
         private String[] anchors = new String[0];
         private int cursor;
 
-        Sweeper(HazelcastInstance instance, Registry registry) {
+        private final Runnable ended;
+
+        Sweeper(HazelcastInstance instance, Registry registry, Runnable ended) {
             this.instance = instance;
             this.registry = registry;
+            this.ended = ended;
         }
 
         void next(long millis) {
@@ -179,8 +187,10 @@ final class ExpirySweep implements LifecycleListener, HazelcastInstanceAware {
             if (!running) {
                 if (!started && System.nanoTime() - createdAt < GIVE_UP_NANOS) {
                     next(WAIT_MILLIS);
+                } else {
+                    ended.run(); // stopped: the sweep ends with its member
                 }
-                return; // stopped: the sweep ends with its member
+                return;
             }
             try {
                 if (!started) {
@@ -192,7 +202,8 @@ final class ExpirySweep implements LifecycleListener, HazelcastInstanceAware {
                 }
                 sweepNext();
             } catch (HazelcastInstanceNotActiveException e) {
-                return; // stopping
+                ended.run(); // stopping
+                return;
             } catch (RuntimeException e) {
                 if (!warned && instance.getLifecycleService().isRunning()) {
                     warned = true;
