@@ -219,8 +219,9 @@ final class HazelcastDecisionStore implements DecisionStore {
     }
 
     /**
-     * On a member: the owned entries (cells included), the bound, the evictions and the overflow cells of the three
-     * maps on this member (a member of a larger cluster sees its own share); on a client nothing: the runtime counts
+     * On a member: the owned entries whose state has not expired (cells included), the bound, the evictions and the
+     * live overflow cells of the three maps on this member (a member of a larger cluster sees its own share); on a
+     * client nothing: the runtime counts
      * the capacity refusals and overflow decisions this process received.
      */
     @Override
@@ -232,12 +233,16 @@ final class HazelcastDecisionStore implements DecisionStore {
         long evictions = 0;
         long maxKeys = 0;
         long cells = 0;
+        long now = StepProcessor.now(instance);
         for (Durability durability : Durability.values()) {
             LocalMapStats stats = map(durability).getLocalMapStats();
-            keys += stats.getOwnedEntryCount();
+            // Scans of the member's own keys: statistics are read now and then, never on a decision's path. An
+            // entry whose state has expired is no key (the sweep removes it in its time).
+            ExpiredEntries expired = new ExpiredEntries(now);
+            keys += stats.getOwnedEntryCount() - map(durability).localKeySet(expired).size();
             evictions += stats.getEvictionCount();
-            // A scan of the member's own keys: statistics are read now and then, never on a decision's path.
-            cells += map(durability).localKeySet(Predicates.like("__key", Overflow.cellKeyPrefix() + "%")).size();
+            cells += map(durability).localKeySet(Predicates.and(Predicates.like("__key",
+                    Overflow.cellKeyPrefix() + "%"), Predicates.not(expired))).size();
             long max = SluiceHazelcast.maxKeys(instance.getConfig(), SluiceHazelcast.mapName(mapName, durability));
             maxKeys = maxKeys < 0 || max < 0 ? -1 : maxKeys + max;
         }

@@ -414,7 +414,8 @@ final class HazelcastInternals {
 
     /**
      * Sets the expiry of the record a split-brain merge stores to {@code ttlMillis} from now, on Hazelcast's
-     * expiry clock; {@code false} when the merging value is not a map's merging entry or the path is off.
+     * expiry clock ({@link Long#MAX_VALUE}: never); {@code false} when the merging value is not a map's merging
+     * entry or the path is off.
      */
     static boolean setMergeExpiry(MergingValue<?> mergingValue, long ttlMillis) {
         if (!mergeExpiry || !MERGING_ENTRY.isInstance(mergingValue)) {
@@ -422,7 +423,9 @@ final class HazelcastInternals {
         }
         try {
             SET_TTL.invokeExact((Object) mergingValue, ttlMillis);
-            SET_EXPIRATION_TIME.invokeExact((Object) mergingValue, (long) EXPIRY_CLOCK.invokeExact() + ttlMillis);
+            long expiration = ttlMillis == Long.MAX_VALUE ? Long.MAX_VALUE // never: no expiry metadata is kept
+                    : (long) EXPIRY_CLOCK.invokeExact() + ttlMillis;
+            SET_EXPIRATION_TIME.invokeExact((Object) mergingValue, expiration);
             return true;
         } catch (Throwable e) {
             disable(MERGE_EXPIRY, e);

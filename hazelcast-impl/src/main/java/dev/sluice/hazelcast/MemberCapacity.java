@@ -37,8 +37,9 @@ import java.util.function.LongSupplier;
  * <p>The owned entries ({@code getLocalMapStats()}, public API, which walks every partition: tens to hundreds of
  * microseconds whatever the entry count) are read at most once per {@value #COUNT_REFRESH_MILLIS} ms, and the states
  * created since are counted on top; while that count is under half the bound, the read waits up to
- * {@value #FAR_REFRESH_MILLIS} ms. Entries that expire in between still count until the next read (more decisions go
- * to cells, never fewer); a key admitted while a read runs may be missed by both: the bound can be passed by about as
+ * {@value #FAR_REFRESH_MILLIS} ms. Entries whose state has expired still count until the sweep removes them, at most a
+ * sweep period and its margin after they expire ({@link ExpirySweep}), and then until the next read (more decisions
+ * go to cells, never fewer); a key admitted while a read runs may be missed by both: the bound can be passed by about as
  * many keys as there are partition threads, in memory only, never in a decision.
  */
 final class MemberCapacity {

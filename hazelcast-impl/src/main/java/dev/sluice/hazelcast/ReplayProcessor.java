@@ -77,7 +77,8 @@ final class ReplayProcessor<R> extends WireObject implements EntryProcessor<Stri
         } catch (RuntimeException e) {
             return false; // the primary's run did not throw: this copy is not the primary's
         }
-        long[] stored = outcome.changes() ? SetStateProcessor.write(entry, outcome.state(), outcome.ttlMillis()) : value;
+        long[] stored = outcome.changes() ? SetStateProcessor.write(entry, outcome.state(), outcome.ttlMillis(),
+                instance) : value;
         return fingerprint(stored) == after;
     }
 

@@ -1,6 +1,8 @@
 package dev.sluice.hazelcast;
 
 import dev.sluice.limiter.algorithm.StoredState;
+import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.core.HazelcastInstanceAware;
 import com.hazelcast.map.EntryProcessor;
 import com.hazelcast.map.ExtendedMapEntry;
 import com.hazelcast.nio.ObjectDataInput;
@@ -12,18 +14,21 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Writes a state computed elsewhere: the backup processor of a {@link StepProcessor} that changed a small state
- * (a large one is run again, {@link ReplayProcessor}), so a backup copies the exact state and time-to-live the
- * primary computed. A {@code null}
- * state removes the entry. Answers {@code null}.
+ * (a large one is run again, {@link ReplayProcessor}), so a backup copies the exact state the primary computed,
+ * with its time-to-live where entries still carry one ({@link ExpirySweep}). A {@code null} state removes the entry.
+ * Answers {@code null}.
  *
  * <p>Also the one place a Sluice entry is written: {@link #apply} applies a step's {@link Outcome} on the
  * primary, {@link #write} stores a state (or removes the entry) on the primary and on every backup.
  *
  * @param <R> the result type the primary processor declares
  */
-final class SetStateProcessor<R> extends WireObject implements EntryProcessor<String, long[], R> {
+final class SetStateProcessor<R> extends WireObject implements EntryProcessor<String, long[], R>,
+        HazelcastInstanceAware {
     private long[] state;
     private long ttlMillis;
+
+    private transient HazelcastInstance instance;
 
     SetStateProcessor() {}
 
@@ -41,8 +46,13 @@ final class SetStateProcessor<R> extends WireObject implements EntryProcessor<St
     }
 
     @Override
+    public void setHazelcastInstance(HazelcastInstance hazelcastInstance) {
+        this.instance = hazelcastInstance;
+    }
+
+    @Override
     public R process(Map.Entry<String, long[]> entry) {
-        write(entry, state, ttlMillis);
+        write(entry, state, ttlMillis, instance);
         return null;
     }
 
@@ -57,7 +67,7 @@ final class SetStateProcessor<R> extends WireObject implements EntryProcessor<St
         if (!outcome.changes()) {
             return false;
         }
-        write(entry, outcome.state(), outcome.ttlMillis()); // a removal's state is null
+        write(entry, outcome.state(), outcome.ttlMillis(), null); // a removal's state is null
         return true;
     }
 
@@ -74,13 +84,44 @@ final class SetStateProcessor<R> extends WireObject implements EntryProcessor<St
      * extra second only keeps an idle key's memory a little longer.
      */
     static long[] write(Map.Entry<String, long[]> entry, long[] state, long ttlMillis) {
+        return write(entry, state, ttlMillis, null);
+    }
+
+    /**
+     * {@link #write(Map.Entry, long[], long)} on {@code instance}: where its members sweep expired entries
+     * ({@link ExpirySweep#sweeps}), without a TTL (the entry lives until removed, and a TTL an older Sluice gave it
+     * is cleared); otherwise, and without an instance, with the state's TTL and the slack.
+     */
+    static long[] write(Map.Entry<String, long[]> entry, long[] state, long ttlMillis, HazelcastInstance instance) {
+        return write(entry, state, ttlMillis, instance, null);
+    }
+
+    /** {@link #write(Map.Entry, long[], long, HazelcastInstance)} by a primary on {@code mapName}, which the sweep then covers. */
+    static long[] write(Map.Entry<String, long[]> entry, long[] state, long ttlMillis, HazelcastInstance instance,
+            String mapName) {
         if (state == null || ttlMillis <= 0) {
             entry.setValue(null);
             return null;
         }
         long[] stored = StoredState.pack(state); // a packed state packs to itself, so a backup copies it as is
-        ((ExtendedMapEntry<String, long[]>) entry).setValue(stored, entryTtlMillis(ttlMillis), TimeUnit.MILLISECONDS);
+        long entryTtl = ExpirySweep.sweeps(instance, mapName) ? NO_TTL : entryTtlMillis(ttlMillis);
+        if (entryTtl == NO_TTL) {
+            entry.setValue(stored); // the map's default: no expiry, and no expiry metadata kept or read
+        } else {
+            ((ExtendedMapEntry<String, long[]>) entry).setValue(stored, entryTtl, TimeUnit.MILLISECONDS);
+        }
         return stored;
+    }
+
+    /** An entry TTL that means none: the entry lives until removed (Hazelcast reads a TTL of 0 as infinite). */
+    static final long NO_TTL = 0;
+
+    /**
+     * The TTL to give, on {@code instance}, the entry of a state that matters for {@code stateTtlMillis} more:
+     * {@link #NO_TTL} where the members sweep expired entries, else {@link #entryTtlMillis(long)}.
+     */
+    static long entryTtlMillis(HazelcastInstance instance, long stateTtlMillis) {
+        return ExpirySweep.sweeps(instance) ? NO_TTL : entryTtlMillis(stateTtlMillis);
     }
 
     /**

@@ -16,6 +16,7 @@ import com.hazelcast.nio.serialization.DataSerializableFactory;
 import dev.sluice.limiter.Capacity;
 import dev.sluice.limiter.Durability;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -36,11 +37,15 @@ import java.util.Objects;
  * quarter of the member's heap at {@value Capacity#ESTIMATED_BYTES_PER_KEY} bytes a key, counting the
  * backup copies a member holds for others). Under {@link Capacity.Policy#SHARE_OVERFLOW_CELLS} (the default) and
  * {@link Capacity.Policy#REFUSE_NEW_KEYS}, Hazelcast's eviction is off, so no state that still limits is ever
- * dropped (expiry still removes what no longer matters), and the owner decides a new key at the bound on its
+ * dropped (the sweep of expired entries still removes what no longer matters), and the owner decides a new key at the bound on its
  * overflow cell, or refuses it ({@link MemberCapacity}). Only the explicit
  * {@link Capacity.Policy#EVICT_LEAST_RECENTLY_USED_RESETTING_BUDGETS} is Hazelcast's eviction ({@code PER_NODE},
  * {@code LRU}): each write to a full partition removes the least recently used of 15 sampled entries, whatever it
  * still holds, and that key's budget starts over.
+ *
+ * <p>Expiry: entries are written without a per-entry TTL; each member sweeps the partitions it owns for states that
+ * no longer matter (a predicate over the state's expiry word, one partition at a time, where the data is), and until
+ * then such a state decides exactly like an absent one.
  *
  * <p>Time: each decision uses the cluster time of the key's owner. Tests may put a
  * {@link java.time.InstantSource} into a member's user context under {@value #CLOCK_KEY}
@@ -58,6 +63,8 @@ public final class SluiceHazelcast {
     public static final String CLOCK_KEY = "sluice.clock";
     /** User-context key of the registry of maps that refuse new keys at their bound (set by {@code configure}). */
     public static final String CAPACITY_KEY = "sluice.capacity";
+    /** User-context key of the sweep of expired entries (set by {@code configure}, {@link ExpirySweep}). */
+    static final String SWEEP_KEY = "sluice.expiry-sweep";
 
     private SluiceHazelcast() {}
 
@@ -104,6 +111,7 @@ public final class SluiceHazelcast {
         configureMap(config.getMapConfig(mapName), 1, 0, capacity, registry);
         configureMap(config.getMapConfig(ephemeralMapName(mapName)), 0, 0, capacity, registry);
         configureMap(config.getMapConfig(asyncBackupMapName(mapName)), 0, 1, capacity, registry);
+        ExpirySweep.install(config, List.of(mapName, ephemeralMapName(mapName), asyncBackupMapName(mapName)));
         // Each member announces its cell tables, so a member whose table differs is refused (MemberCapacity.checkTable).
         registry.bounds().forEach((map, bound) -> config.getMemberAttributeConfig()
                 .setAttribute(MemberCapacity.TABLE_ATTRIBUTE_PREFIX + map, String.valueOf(bound.cells())));

@@ -23,9 +23,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * configure Hazelcast split-brain protection on the maps; its
  * {@code SplitBrainProtectionException} then follows the limiter's failure mode.
  *
+ * <p>A side whose state has expired by this member's time merges as absent, as every step reads it.
+ *
  * <p>Expiry: whichever value is kept, the merged entry lives at least until the merged state's own expiry
- * time: it gets the state's time left plus one second (the processors' rule: Hazelcast keeps expiry in
- * whole seconds, rounded down).
+ * time: where the members sweep expired entries it gets no expiry at all, as the processors' writes; otherwise
+ * the state's time left plus one second (the processors' rule: Hazelcast keeps expiry in whole seconds, rounded
+ * down).
  * Hazelcast would otherwise give it the expiry of the entry merged in: after {@code merge} returns it
  * copies the merging entry's expiration onto the record, even when the existing value is kept
  * ({@code DefaultRecordStore.merge}, {@code MergeOpSteps}), and an entry that dies before its state
@@ -57,17 +60,19 @@ public final class SluiceMergePolicy extends WireObject
 
     @Override
     public Object merge(MergingValue<Object> mergingValue, MergingValue<Object> existingValue) {
-        long[] merging = asState(HazelcastInternals.valueOf(mergingValue));
+        long now = StepProcessor.now(instance);
+        // A side whose state has expired merges as absent, as a step reads it: its old consumption limits nothing.
+        long[] merging = Algorithms.live(asState(HazelcastInternals.valueOf(mergingValue)), now);
         if (existingValue == null) {
-            coverExpiry(mergingValue, merging);
+            coverExpiry(mergingValue, merging, now);
             return mergingValue.getRawValue();
         }
-        long[] existing = asState(HazelcastInternals.valueOf(existingValue));
+        long[] existing = Algorithms.live(asState(HazelcastInternals.valueOf(existingValue)), now);
         if (merging == null && existing == null) {
-            return existingValue.getRawValue(); // not Sluice state: keep the value, Hazelcast's expiry rule
+            return existingValue.getRawValue(); // not Sluice state (or none live): keep the value, Hazelcast's expiry rule
         }
         long[] merged = StateMerge.merge(existing, merging);
-        coverExpiry(mergingValue, merged);
+        coverExpiry(mergingValue, merged, now);
         if (merged == existing) {
             return existingValue.getRawValue();
         }
@@ -86,13 +91,17 @@ public final class SluiceMergePolicy extends WireObject
      * from the merging entry right after {@code merge} returns, and stores a positive expiration time as
      * given. A state that has already expired gets only the slack: it reads as absent anyway.
      */
-    private void coverExpiry(MergingValue<Object> mergingValue, long[] state) {
+    private void coverExpiry(MergingValue<Object> mergingValue, long[] state, long now) {
         if (Algorithms.algorithmIdOf(state) < 0) {
             return;
         }
-        long left = Math.max(0, Algorithms.expiresAt(state) - StepProcessor.now(instance));
-        // The processors' rule: the state's time left plus the slack against whole-second expiry.
-        long ttlMillis = SetStateProcessor.entryTtlMillis(Math.min(left, Long.MAX_VALUE / 4));
+        long left = Math.max(0, Algorithms.expiresAt(state) - now);
+        // The processors' rule: no TTL where the members sweep expired entries, else the state's time left plus the
+        // slack against whole-second expiry.
+        long ttlMillis = SetStateProcessor.entryTtlMillis(instance, Math.min(left, Long.MAX_VALUE / 4));
+        if (ttlMillis == SetStateProcessor.NO_TTL) {
+            ttlMillis = Long.MAX_VALUE; // a merging entry's TTL and expiration of "never"
+        }
         if (!HazelcastInternals.setMergeExpiry(mergingValue, ttlMillis) && WARNED.compareAndSet(false, true)) {
             Logger.getLogger(SluiceMergePolicy.class).warning("Sluice cannot set the expiry of entries merged"
                     + " after a split brain: the merging value is a " + mergingValue.getClass().getName()

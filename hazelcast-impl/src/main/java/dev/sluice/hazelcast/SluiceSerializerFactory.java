@@ -54,6 +54,8 @@ public final class SluiceSerializerFactory implements DataSerializableFactory {
     static final int RESEND = 10;
     /** {@link CellBackupProcessor}. */
     static final int CELL_BACKUP = 11;
+    /** The predicate of the sweep of idle entries ({@link ExpiredEntries}). */
+    static final int EXPIRED_ENTRIES = 12;
 
     private static final int FACTORY_ID = Integer.getInteger(FACTORY_ID_PROPERTY, DEFAULT_FACTORY_ID);
 
@@ -76,6 +78,7 @@ public final class SluiceSerializerFactory implements DataSerializableFactory {
             case REPLAY: return new ReplayProcessor<>();
             case RESEND: return new ResendProcessor();
             case CELL_BACKUP: return new CellBackupProcessor();
+            case EXPIRED_ENTRIES: return new ExpiredEntries();
             default: return null; // Hazelcast reports the unknown class id with the factory id
         }
     }

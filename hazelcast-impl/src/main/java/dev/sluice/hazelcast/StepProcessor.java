@@ -27,8 +27,9 @@ import java.util.Map;
  * concatenated), run on the key's partition owner in the order they were asked. It reads the entry once,
  * reads the owner's time once, runs every request through {@link StepRunner#runAll} (each step on the state
  * the previous one left; a request whose step throws gets its own exception and leaves the state as it
- * was), applies the batch's {@link Outcome} once ({@link SetStateProcessor#write}: the final state with the
- * TTL of the last step that changed it) and answers one {@link BatchResult} with each request's outcome.
+ * was), applies the batch's {@link Outcome} once ({@link SetStateProcessor#write}: the final state, without a TTL
+ * where the members sweep expired entries, else with the TTL of the last step that changed it) and answers one
+ * {@link BatchResult} with each request's outcome.
  *
  * <p>A new instance per call: Hazelcast runs the caller's own instance when the caller owns the key, and
  * {@link #getBackupProcessor()} returns what {@link #process} left in this instance (Hazelcast calls it
@@ -37,7 +38,8 @@ import java.util.Map;
  * the requests and the primary's time, run again on the backup's copy ({@link ReplayProcessor}). When the batch changed
  * nothing (refusals, probes) there is no backup processor, so the decision costs no backup round trip.
  *
- * <p>A batch with an acquisition on a key without state first asks {@link MemberCapacity} where it goes, when the
+ * <p>A batch with an acquisition on a key without state (or with an expired one, which is the same:
+ * {@link Algorithms#isExpired}) first asks {@link MemberCapacity} where it goes, when the
  * map keeps its states at its bound ({@link dev.sluice.limiter.algorithm.Overflow#place}): a state of its own;
  * its overflow cell, which lives in the key's partition and is read and written here, in the same operation
  * ({@link #decideOnCell}); or nowhere, and every request fails with
@@ -137,7 +139,8 @@ final class StepProcessor extends WireObject implements EntryProcessor<String, l
         long[] state = StoredState.unpack(before);
         int count = RequestCodec.count(requests);
         BatchResult result = new BatchResult(count);
-        Op placed = state == null ? placedOp() : null;
+        // An expired state is no state: placed like a key without one (the sweep removes its entry in its time).
+        Op placed = state == null || Algorithms.isExpired(state, now) ? placedOp() : null;
         MemberCapacity.Placing placing = placed != null
                 ? MemberCapacity.placing(instance, mapName, entry.getKey()) : null;
         if (placing != null) {
@@ -177,8 +180,8 @@ final class StepProcessor extends WireObject implements EntryProcessor<String, l
             if (placing != null && before == null) {
                 placing.admitted();
             }
-            backup = backupOf(before, SetStateProcessor.write(entry, outcome.state(), outcome.ttlMillis()),
-                    outcome.ttlMillis(), now);
+            backup = backupOf(before, SetStateProcessor.write(entry, outcome.state(), outcome.ttlMillis(), instance,
+                    mapName), outcome.ttlMillis(), now);
         }
         return result;
     }
@@ -240,7 +243,7 @@ final class StepProcessor extends WireObject implements EntryProcessor<String, l
             return;
         }
         long[] stored = cell == null ? null : StoredState.pack(cell);
-        long entryTtl = SetStateProcessor.entryTtlMillis(ttlMillis);
+        long entryTtl = SetStateProcessor.entryTtlMillis(instance, ttlMillis);
         placing.writeCell(stored, entryTtl);
         if (cellValue == null && stored != null) {
             placing.admitted();

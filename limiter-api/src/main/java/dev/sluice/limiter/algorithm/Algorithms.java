@@ -13,9 +13,9 @@ import java.util.Objects;
  * <p>State layout, common to all algorithms: word 0 is a header (magic, algorithm id, layout version
  * and a shape word such as the segment count), word 1 the latest time the key has seen (so time never
  * runs backwards for a key, even when the clock of a new owner lags), word 2 the absolute time at
- * which the state stops mattering. State at or past that time reads as absent, which is what lets a
- * backend without per-entry TTL (JCache) keep stale entries around harmlessly. The algorithm's own
- * words follow.
+ * which the state stops mattering. State at or past that time reads as absent ({@link #isExpired}), which is
+ * what lets a backend without per-entry TTL (JCache, Hazelcast until its sweep) keep stale entries around
+ * harmlessly. The algorithm's own words follow.
  *
  * <p>State written by a different algorithm under the same key is detected by its header and refused
  * with an {@link IllegalStateException}; it is never misread and never silently reset.
@@ -55,6 +55,13 @@ public final class Algorithms {
     public static Verdict step(LimitSpec spec, long[] state, long nowMillis, Op op, long permits, long leaseId) {
         Objects.requireNonNull(spec, "spec");
         Objects.requireNonNull(op, "op");
+        if (isExpired(state, nowMillis)) {
+            // Exactly the step of a key without state (another algorithm's expired state included), so a store that
+            // keeps expired entries until a sweep decides as one whose entries vanish on time; a step that stores
+            // nothing leaves the entry as it is.
+            Verdict v = step(spec, null, nowMillis, op, permits, leaseId);
+            return v.state() == null ? v.withState(state, 0) : v;
+        }
         int remembered = RefundMemory.count(state);
         long[] owing = RefundMemory.core(state, remembered);
         long[] core = Debt.without(owing);
@@ -226,6 +233,21 @@ public final class Algorithms {
         long expires = Math.max(state[EXPIRES_AT], Debt.keptUntil(RefundMemory.core(state, remembered)));
         return remembered == 0 ? expires
                 : Math.max(expires, RefundMemory.keptUntil(RefundMemory.entries(state, remembered)));
+    }
+
+    /**
+     * Whether {@code state} is Sluice state that no longer matters at {@code nowMillis} ({@link #expiresAt} has
+     * passed): every step reads it exactly as a key without state. The one rule a store follows wherever it asks
+     * whether a key has state (placement on an overflow cell, a merge, a sweep of idle entries); words that are not
+     * Sluice state are never expired.
+     */
+    public static boolean isExpired(long[] state, long nowMillis) {
+        return state != null && algorithmIdOf(state) >= 0 && expiresAt(state) <= nowMillis;
+    }
+
+    /** {@code state}, or {@code null} when it is {@linkplain #isExpired expired} at {@code nowMillis}. */
+    public static long[] live(long[] state, long nowMillis) {
+        return isExpired(state, nowMillis) ? null : state;
     }
 
     /**

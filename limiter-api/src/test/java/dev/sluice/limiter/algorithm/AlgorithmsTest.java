@@ -252,6 +252,36 @@ final class AlgorithmsTest {
         assertTrue(compared > 1_000);
     }
 
+    /**
+     * Every op on an expired state, and on an expired state of another algorithm (which a live one refuses), decides
+     * as on no state: a store that keeps expired entries until a sweep must decide as one whose entries vanish.
+     */
+    @ParameterizedTest
+    @MethodSource("specs")
+    void step_expiredState_everyOpAndAnotherAlgorithmsState_decideAsAbsent(LimitSpec spec) {
+        LimitSpec other = spec instanceof LimitSpec.FixedWindow ? new LimitSpec.Gcra(2, 1_000, 5)
+                : new LimitSpec.FixedWindow(5, 1_000);
+        for (long[] state : new long[][] {Algorithms.acquire(spec, null, BASE, 2).state(),
+                Algorithms.acquire(other, null, BASE, 2).state()}) {
+            long at = Algorithms.expiresAt(state);
+            assertTrue(Algorithms.isExpired(state, at) && !Algorithms.isExpired(state, at - 1));
+            for (Op op : Op.values()) {
+                long permits = op == Op.RESET ? spec.limit() - 1 : op == Op.ACQUIRE ? 1 : 0;
+                Verdict absent;
+                try {
+                    absent = Algorithms.step(spec, null, at, op, permits, 0);
+                } catch (IllegalArgumentException notForThisAlgorithm) {
+                    continue;
+                }
+                Verdict expired = Algorithms.step(spec, state, at, op, permits, 0);
+                assertSameOutcome(absent, null, expired, state, spec + " " + op + " on " + Algorithms.name(
+                        Algorithms.algorithmIdOf(state)) + " state expired at " + at);
+            }
+        }
+        assertFalse(Algorithms.isExpired(new long[] {1, 2, 3}, Long.MAX_VALUE), "not Sluice state: never expired");
+        assertFalse(Algorithms.isExpired(null, BASE));
+    }
+
     @Test
     void step_staleConcurrencyState_renewAndReleaseReadAsAbsent() {
         LimitSpec spec = new LimitSpec.Concurrency(3, 100);
