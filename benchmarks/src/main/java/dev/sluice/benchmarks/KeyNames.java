@@ -1,5 +1,7 @@
 package dev.sluice.benchmarks;
 
+import dev.sluice.limiter.Keys;
+import java.util.concurrent.Callable;
 import java.util.function.Function;
 import java.util.function.Predicate;
 
@@ -7,7 +9,28 @@ import java.util.function.Predicate;
 final class KeyNames {
     static final String HOT = "hot";
 
+    /** While set ({@link #asIdentities}), partition ids are client identities as the HTTP edge stores them. */
+    private static volatile boolean identities;
+
     private KeyNames() {}
+
+    /**
+     * Runs {@code body} with {@link #names} giving client identities as the HTTP edge stores them, the digest of
+     * {@code ip:<address>} ({@link Keys#digest}), instead of the short {@code k<n>}: what the memory pass measures.
+     */
+    static <T> T asIdentities(Callable<T> body) throws Exception {
+        identities = true;
+        try {
+            return body.call();
+        } finally {
+            identities = false;
+        }
+    }
+
+    /** The partition id of client {@code i} as the HTTP edge stores it: the digest of an address of 10/8. */
+    static String identity(int i) {
+        return Keys.digest("ip:10." + ((i >>> 16) & 0xFF) + "." + ((i >>> 8) & 0xFF) + "." + (i & 0xFF));
+    }
 
     /**
      * The hot key's name: the first {@code base-i} whose store key ({@code storeKey} of the name) passes
@@ -31,7 +54,7 @@ final class KeyNames {
         }
         String[] names = new String[n];
         for (int i = 0; i < n; i++) {
-            names[i] = "k" + i;
+            names[i] = identities ? identity(i) : "k" + i;
         }
         return names;
     }

@@ -132,11 +132,17 @@ final class Report {
         md.append("One member in the measuring JVM, so owned entries only (a cluster with backup count 1 holds each"
                 + " key twice). Heap: growth of the used heap after full GCs ÷ keys (key string, value, Hazelcast's"
                 + " record); Hazelcast: `getOwnedEntryMemoryCost() / getOwnedEntryCount()`.\n\n");
-        md.append("| contender | map | entries | heap bytes/key | Hazelcast bytes/key |\n|---|---|---:|---:|---:|\n");
+        md.append("Partition ids are client identities as the HTTP edge stores them (24-character digests); the"
+                + " in-process row is Sluice's own store, without a member. Live: growth of the class histogram's live"
+                + " instances ÷ keys, which garbage left after the GCs does not blur.\n\n");
+        md.append("| contender | map | keys | entries | heap bytes/key | live bytes/key | Hazelcast bytes/key | where"
+                + " the bytes go (live bytes/key by class) |\n|---|---|---:|---:|---:|---:|---:|---|\n");
         for (MemoryPerKey.Row r : memory) {
-            md.append(String.format(Locale.ROOT, "| %s | %s | %d | %.0f | %s |%n", r.contender(), r.map(), r.entries(),
-                    r.heapBytesPerKey(), r.hazelcastBytesPerKey() > 0 ? String.format(Locale.ROOT, "%.0f",
-                    r.hazelcastBytesPerKey()) : "n/a (OBJECT format: Hazelcast does not estimate)"));
+            md.append(String.format(Locale.ROOT, "| %s | %s | %d | %d | %.0f | %.0f | %s | %s |%n", r.contender(), r.map(),
+                    r.keys(), r.entries(), r.heapBytesPerKey(), r.liveBytesPerKey(),
+                    r.map().equals(MemoryPerKey.IN_PROCESS) ? "–"
+                    : r.hazelcastBytesPerKey() > 0 ? String.format(Locale.ROOT, "%.0f", r.hazelcastBytesPerKey())
+                    : "n/a (OBJECT format: Hazelcast does not estimate)", r.breakdown()));
         }
         md.append('\n');
         md.append(allowance(cells, measured, granted));

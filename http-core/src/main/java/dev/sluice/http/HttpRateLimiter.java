@@ -377,8 +377,8 @@ public final class HttpRateLimiter implements AutoCloseable {
 
     /**
      * The partition (the part of a store key after the policy) that {@code identity} is counted under, as the
-     * filters count it: its hex HMAC-SHA256 under the identity secret, or without one its hex SHA-256
-     * ({@link Keys#sha256(String)}).
+     * filters count it: the digest of its HMAC-SHA256 under the identity secret, or without one of its SHA-256
+     * ({@link Keys#digest(String)}): {@link Keys#DIGEST_LENGTH} base64url characters.
      *
      * @throws IllegalArgumentException if {@code identity} is not well-formed UTF-16
      */
@@ -684,7 +684,7 @@ public final class HttpRateLimiter implements AutoCloseable {
      * quota. A 429 is logged on {@link #REFUSAL_LOGGER} and kept in {@link #refusals()} as the filters' are, with no
      * method, path or route.
      *
-     * @param partition the hex SHA-256 of the identity the permits were asked under
+     * @param partition the digest of the identity the permits were asked under ({@link #partition(String)})
      * @param permits the permits that were asked for
      * @throws IllegalArgumentException if there is no such policy or the lease was granted
      */

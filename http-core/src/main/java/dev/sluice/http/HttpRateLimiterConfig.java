@@ -424,8 +424,8 @@ public final class HttpRateLimiterConfig {
         }
 
         /**
-         * Add {@code pk}, the SHA-256 of the client identity each policy counted the request under (the bytes
-         * whose hex is the store's partition), to both headers; default false. The identity itself is never
+         * Add {@code pk}, the hash of the client identity each policy counted the request under (the bytes whose
+         * base64url is the store's partition), to both headers; default false. The identity itself is never
          * sent; but the hash of a guessable identity (an address, a user name) can be confirmed by whoever
          * guesses it, which is why it is off by default.
          */
@@ -447,7 +447,7 @@ public final class HttpRateLimiterConfig {
         }
 
         /**
-         * Add {@code refused-by} to 429 problem bodies: for each refusing policy its name, the hex hash of the client
+         * Add {@code refused-by} to 429 problem bodies: for each refusing policy its name, the digest of the client
          * identity it counted (never the identity), and its remaining, limit, reset and retry-after; default false.
          * It tells a client which policy and key it hit, and lets whoever guesses an identity confirm its hash,
          * which is why it is off by default.

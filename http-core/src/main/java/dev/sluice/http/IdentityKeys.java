@@ -7,15 +7,14 @@ import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
-import java.util.HexFormat;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
 /**
  * How a client identity becomes the partition of its store key. Without a secret it is the identity's plain
- * SHA-256 ({@link Keys#sha256}): a reader of the store can reverse it by hashing candidates (every address of a
- * /16 takes a moment). With one it is HMAC-SHA256 under the secret, which the store never holds, so a reader of
- * the store learns nothing about who a key counts. Replicas that share a store must key alike, or each client
+ * SHA-256 digest ({@link Keys#digest}): a reader of the store can reverse it by hashing candidates (every address
+ * of a /16 takes a moment). With one it is the digest of its HMAC-SHA256 under the secret ({@link Keys#encodeDigest}),
+ * which the store never holds, so a reader of the store learns nothing about who a key counts. Replicas that share a store must key alike, or each client
  * gets a budget per key; the secret's fingerprint (an HMAC of a fixed label, from which the secret cannot be
  * recovered) is what they compare through the store.
  */
@@ -58,15 +57,16 @@ final class IdentityKeys {
     }
 
     /**
-     * The partition of {@code identity}: hex HMAC-SHA256 under the secret, or hex SHA-256 without one.
+     * The partition of {@code identity}: the digest ({@link Keys#DIGEST_LENGTH} base64url characters) of its
+     * HMAC-SHA256 under the secret, or of its SHA-256 without one.
      *
      * @throws IllegalArgumentException if {@code identity} is not well-formed UTF-16
      */
     String partition(String identity) {
         if (key == null) {
-            return Keys.sha256(identity);
+            return Keys.digest(identity);
         }
-        return HexFormat.of().formatHex(macs.get().doFinal(utf8(identity)));
+        return Keys.encodeDigest(macs.get().doFinal(utf8(identity)));
     }
 
     /** The words kept in the store: a marker, then 128 bits of the secret's fingerprint (zero without one). */

@@ -6,7 +6,7 @@ import dev.sluice.limiter.Lease;
  * What one policy made of one request.
  *
  * @param policy the policy
- * @param partition the hashed client identity the policy counted the request under (hex SHA-256)
+ * @param partition the hashed client identity the policy counted the request under (its digest, {@link dev.sluice.limiter.Keys#digest})
  * @param lease the limiter's answer; null when none could be had ({@link Kind#UNAVAILABLE})
  * @param kind how the policy's part ended
  * @param shadow true if the policy was in shadow mode for this request

@@ -14,7 +14,7 @@ import java.util.Objects;
  * problem body.
  *
  * <p>The policy's planned limiter is asked with partitions of strings: the hashed identity, then {@link #SEPARATOR}
- * and the plan when there is one. The identity is hex, so it never holds the separator; the limiter keys the
+ * and the plan when there is one. The identity is a base64url digest, so it never holds the separator; the limiter keys the
  * identity alone ({@link #identityOf}) and chooses the spec by the plan ({@link #planOf}).
  */
 final class PolicyPlans {

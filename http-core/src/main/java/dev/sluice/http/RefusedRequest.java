@@ -39,7 +39,7 @@ public record RefusedRequest(Instant time, String method, String path, List<Stri
      *     had a permit), {@code degraded} (the store did not answer and the failure mode decided) or
      *     {@code unavailable} (no decision at all)
      * @param shadow true if the policy was in shadow mode
-     * @param key the hex hash of the client identity the policy counted (its store partition); never the identity
+     * @param key the digest of the client identity the policy counted (its store partition); never the identity
      * @param permits the permits asked for; 0 for a probe
      * @param remaining what the policy had left after the request (a refunded grant's permits back); -1 if unknown
      * @param limit the policy's limit; -1 if unknown

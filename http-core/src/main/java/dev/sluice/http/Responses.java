@@ -1,5 +1,6 @@
 package dev.sluice.http;
 
+import dev.sluice.limiter.Keys;
 import dev.sluice.limiter.Lease;
 import dev.sluice.limiter.LimitSpec;
 import java.math.BigInteger;
@@ -9,7 +10,6 @@ import java.time.Duration;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Base64;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -20,7 +20,7 @@ import java.util.Map;
  * {@code Retry-After}, and RFC 9457 problem bodies with the draft's problem types and its one extension
  * member, {@code violated-policies}; and, where the configuration asks for it
  * ({@link HttpRateLimiterConfig#problemDecisions()}), {@code refused-by}: for each refusing policy its name, the
- * hex hash of the client identity it counted ({@code key}, never the identity), {@code remaining}, {@code limit},
+ * digest of the client identity it counted ({@code key}, never the identity), {@code remaining}, {@code limit},
  * {@code reset} (seconds until its budget is whole again) and {@code retry-after}, both rounded up.
  *
  * <p>Every number of seconds is rounded up, so a client that waits as told is never early.
@@ -170,9 +170,9 @@ final class Responses {
                 + (w > 0 ? ";w=" + w : ";qu=\"concurrent-requests\"");
     }
 
-    /** {@code ;pk=:<base64>:}, the partition (hex SHA-256 of the identity) as an sf-binary. */
+    /** {@code ;pk=:<base64>:}, the partition (the identity's digest, {@link Keys#decodeDigest}) as an sf-binary. */
     private static String partitionKey(PolicyDecision d) {
-        return ";pk=:" + Base64.getEncoder().encodeToString(HexFormat.of().parseHex(d.partition())) + ":";
+        return ";pk=:" + Base64.getEncoder().encodeToString(Keys.decodeDigest(d.partition())) + ":";
     }
 
     /** The {@code RateLimit} item of a decision, or null when it has none (degraded, unavailable). */

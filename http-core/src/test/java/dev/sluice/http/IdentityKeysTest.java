@@ -23,7 +23,8 @@ import java.util.function.Function;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 import java.nio.charset.StandardCharsets;
-import java.util.HexFormat;
+import java.util.Arrays;
+import java.util.Base64;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -54,10 +55,12 @@ final class IdentityKeysTest {
         HttpRateLimiter keyed = new HttpRateLimiter(local, login().identitySecret(SECRET).build());
         Mac mac = Mac.getInstance("HmacSHA256");
         mac.init(new SecretKeySpec(SECRET.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
-        String expected = HexFormat.of().formatHex(mac.doFinal("ip:127.0.0.101".getBytes(StandardCharsets.UTF_8)));
+        // The first 144 bits of the HMAC, in base64url.
+        String expected = Base64.getUrlEncoder().withoutPadding().encodeToString(
+                Arrays.copyOf(mac.doFinal("ip:127.0.0.101".getBytes(StandardCharsets.UTF_8)), 18));
 
         assertEquals(expected, keyed.partition("ip:127.0.0.101"));
-        assertNotEquals(Keys.sha256("ip:127.0.0.101"), keyed.partition("ip:127.0.0.101"));
+        assertNotEquals(Keys.digest("ip:127.0.0.101"), keyed.partition("ip:127.0.0.101"));
         assertTrue(keyed.identitiesKeyed());
         keyed.close();
     }
@@ -65,7 +68,7 @@ final class IdentityKeysTest {
     @Test
     void noSecret_partitionIsPlainSha256_andSaysSo() {
         HttpRateLimiter plain = new HttpRateLimiter(local, login().build());
-        assertEquals(Keys.sha256("ip:127.0.0.101"), plain.partition("ip:127.0.0.101"));
+        assertEquals(Keys.digest("ip:127.0.0.101"), plain.partition("ip:127.0.0.101"));
         assertFalse(plain.identitiesKeyed());
         plain.close();
     }

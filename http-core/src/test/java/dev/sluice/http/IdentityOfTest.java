@@ -48,7 +48,7 @@ final class IdentityOfTest {
         assertEquals(rateLimiter.identity(Requests.of("GET", "/").from("10.0.0.1").header("X-Api-Key", "k-4711")),
                 rateLimiter.identityOf("keys", "api-key:k-4711"));
         assertEquals("principal:alice", rateLimiter.identityOf("users", "principal:alice"));
-        assertTrue(rateLimiter.partition(rateLimiter.identityOf("users", "principal:alice")).matches("[0-9a-f]{64}"));
+        assertTrue(rateLimiter.partition(rateLimiter.identityOf("users", "principal:alice")).matches("[A-Za-z0-9_-]{24}"));
     }
 
     @Test

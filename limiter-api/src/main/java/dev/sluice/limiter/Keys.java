@@ -3,6 +3,8 @@ package dev.sluice.limiter;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.Arrays;
+import java.util.Base64;
 import java.util.HexFormat;
 import java.util.Objects;
 
@@ -13,8 +15,39 @@ import java.util.Objects;
  * half of a high-low pair. A lone surrogate has no UTF-8 encoding, and encoders (the JDK's, Hazelcast's)
  * silently replace it with {@code ?}, so {@code "bob\uD800"}, {@code "bob\uDFFF"} and {@code "bob?"} would
  * share one budget. Such a string is refused with an {@link IllegalArgumentException} naming its position.
+ *
+ * <p>A digest ({@link #digest}, and a long partition id's hash) is the first {@value #DIGEST_BITS} bits of SHA-256
+ * (or of an HMAC-SHA256, {@link #encodeDigest}) in unpadded base64url: {@value #DIGEST_LENGTH} characters where hex
+ * took 64, so a key is 40 bytes shorter in every store. Why {@value #DIGEST_BITS} bits are enough: a digest stops
+ * protecting a budget only when someone finds a second identifier with a given identifier's digest (a second
+ * preimage), which costs about 2<sup>144</sup> hashes, and against any one of {@code n} stored keys
+ * 2<sup>144</sup>/{@code n} (2<sup>114</sup> with a billion keys), beyond any attacker. Two identifiers an attacker
+ * chose both of can be made to share a digest for about 2<sup>72</sup> hashes (a collision), but that only merges
+ * two budgets the attacker already holds; by chance, some two of a billion keys share a digest with a probability
+ * of about 2<sup>-85</sup>. 144 bits are 18 bytes, a whole number of base64 characters: every digest has the same
+ * length and no spare bits, so each digest has exactly one spelling. The alphabet ({@code A-Z a-z 0-9 - _}) holds no
+ * {@code /}, {@code %} or control character, so a digest is a key segment as it is and safe in a URL path.
+ *
+ * <p>The key format is versioned ({@link #FORMAT_VERSION}): a release that changes how a key is spelled starts a
+ * fresh budget for every key it spells differently, so its notes say so.
  */
 public final class Keys {
+    /**
+     * The version of the key format. 2: digests are {@value #DIGEST_LENGTH} base64url characters ({@link #digest},
+     * and the {@code %h} form of a long partition id). 1: they were the 64 hex digits of the whole SHA-256. Keys of
+     * the two versions never meet (their digests differ in length), so after an upgrade from 1 every key built from
+     * a digest (every key of the HTTP filters) starts with a fresh budget, and while replicas of both versions
+     * share a store they count such a key apart, each with its own budget.
+     */
+    public static final int FORMAT_VERSION = 2;
+    /** The bits of a hash that a digest keeps (see the class comment for why they suffice). */
+    public static final int DIGEST_BITS = 144;
+    /** The characters of a digest: {@value #DIGEST_BITS} bits at 6 a base64url character. */
+    public static final int DIGEST_LENGTH = DIGEST_BITS / 6;
+
+    private static final int DIGEST_BYTES = DIGEST_BITS / 8;
+    private static final Base64.Encoder DIGEST_ENCODER = Base64.getUrlEncoder().withoutPadding();
+
     private Keys() {}
 
     /**
@@ -83,18 +116,18 @@ public final class Keys {
         return partitionKeyBase(prefix, policy) + partitionSegment(partition);
     }
 
-    /** Partition ids up to this length are stored escaped as they are; longer ones as their SHA-256. */
+    /** Partition ids up to this length are stored escaped as they are; longer ones as their {@link #digest}. */
     public static final int MAX_PARTITION_ID_LENGTH = 256;
 
     /**
      * A partition id as the last key segment: escaped ({@link #escapePartition}), or, when longer than
-     * {@value #MAX_PARTITION_ID_LENGTH} characters, {@code %h} followed by its {@link #sha256}, so a key
+     * {@value #MAX_PARTITION_ID_LENGTH} characters, {@code %h} followed by its {@link #digest}, so a key
      * stays small whatever a caller passes. No escaped id starts with {@code %h} (an escaped {@code %} is
      * always followed by {@code 25} or {@code 2F}), so a hashed id never meets a plain one.
      */
     public static String partitionSegment(String partition) {
         Objects.requireNonNull(partition, "partition");
-        return partition.length() > MAX_PARTITION_ID_LENGTH ? "%h" + digest("partition id", partition)
+        return partition.length() > MAX_PARTITION_ID_LENGTH ? "%h" + encodeDigest(sha256Bytes("partition id", partition))
                 : escapePartition(partition);
     }
 
@@ -142,20 +175,69 @@ public final class Keys {
     }
 
     /**
-     * The lowercase hex SHA-256 of the UTF-8 bytes: for API keys, IP addresses and other untrusted ids.
+     * The digest of an identifier, to store instead of it: the first {@value #DIGEST_BITS} bits of the SHA-256 of
+     * its UTF-8 bytes, as {@value #DIGEST_LENGTH} base64url characters (see the class comment). For API keys, IP
+     * addresses and other untrusted ids: distinct identifiers get distinct digests, and none is ever escaped.
+     *
+     * @throws IllegalArgumentException if the identifier is not well-formed UTF-16 ({@link #checkWellFormed}):
+     *     it has no UTF-8 bytes of its own
+     */
+    public static String digest(String identifier) {
+        return encodeDigest(sha256Bytes("identifier", identifier));
+    }
+
+    /**
+     * A hash as a digest ({@link #digest}): its first {@value #DIGEST_BITS} bits as {@value #DIGEST_LENGTH}
+     * base64url characters. For a hash computed elsewhere, such as an HMAC-SHA256 under a secret.
+     *
+     * @throws IllegalArgumentException if the hash is shorter than {@value #DIGEST_BITS} bits
+     */
+    public static String encodeDigest(byte[] hash) {
+        Objects.requireNonNull(hash, "hash");
+        if (hash.length < DIGEST_BYTES) {
+            throw new IllegalArgumentException("hash must be at least " + DIGEST_BYTES + " bytes (" + DIGEST_BITS
+                    + " bits), was " + hash.length + " bytes");
+        }
+        return DIGEST_ENCODER.encodeToString(Arrays.copyOf(hash, DIGEST_BYTES));
+    }
+
+    /**
+     * The {@value #DIGEST_BITS} bits a digest holds, as bytes: the inverse of {@link #encodeDigest}.
+     *
+     * @throws IllegalArgumentException if {@code digest} is not {@value #DIGEST_LENGTH} base64url characters
+     */
+    public static byte[] decodeDigest(String digest) {
+        Objects.requireNonNull(digest, "digest");
+        if (digest.length() == DIGEST_LENGTH) {
+            try {
+                byte[] bytes = Base64.getUrlDecoder().decode(digest);
+                if (bytes.length == DIGEST_BYTES) { // fewer when it ends in padding
+                    return bytes;
+                }
+            } catch (IllegalArgumentException e) {
+                // not the alphabet: reported below
+            }
+        }
+        throw new IllegalArgumentException("digest must be " + DIGEST_LENGTH + " base64url characters (A-Z a-z 0-9 -"
+                + " _, no padding), was " + (digest.length() <= 2 * DIGEST_LENGTH ? "'" + digest + "' (" : "(")
+                + digest.length() + " characters)");
+    }
+
+    /**
+     * The lowercase hex of the whole SHA-256 of the UTF-8 bytes (64 characters). Store keys take the shorter
+     * {@link #digest}; this is for comparing with other tools' SHA-256.
      *
      * @throws IllegalArgumentException if the identifier is not well-formed UTF-16 ({@link #checkWellFormed}):
      *     it has no UTF-8 bytes of its own
      */
     public static String sha256(String identifier) {
-        return digest("identifier", identifier);
+        return HexFormat.of().formatHex(sha256Bytes("identifier", identifier));
     }
 
-    private static String digest(String what, String identifier) {
+    private static byte[] sha256Bytes(String what, String identifier) {
         checkWellFormed(what, identifier);
         try {
-            MessageDigest digest = MessageDigest.getInstance("SHA-256");
-            return HexFormat.of().formatHex(digest.digest(identifier.getBytes(StandardCharsets.UTF_8)));
+            return MessageDigest.getInstance("SHA-256").digest(identifier.getBytes(StandardCharsets.UTF_8));
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is required of every Java platform", e);
         }

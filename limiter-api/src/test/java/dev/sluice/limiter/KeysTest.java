@@ -1,5 +1,6 @@
 package dev.sluice.limiter;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -7,7 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HexFormat;
 import java.util.Map;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
@@ -50,8 +53,8 @@ final class KeysTest {
     void partitionSegment_longId_isHashedToABoundedLengthAndNeverMeetsAShortOne() {
         String huge = "x".repeat(10_000_000);
         String segment = Keys.partitionSegment(huge);
-        assertEquals("%h" + Keys.sha256(huge), segment);
-        assertEquals(66, segment.length());
+        assertEquals("%h" + Keys.digest(huge), segment);
+        assertEquals(2 + Keys.DIGEST_LENGTH, segment.length());
         String atLimit = "y".repeat(Keys.MAX_PARTITION_ID_LENGTH);
         assertSame(atLimit, Keys.partitionSegment(atLimit), "up to the limit an id is kept as it is");
         assertNotEquals(segment, Keys.partitionSegment(segment), "a caller passing the hashed form gets another key");
@@ -169,5 +172,94 @@ final class KeysTest {
         assertThrows(IllegalArgumentException.class, () -> Keys.checkName("name", lone));
         assertEquals("bob?", Keys.escapePartition("bob?"));
         assertEquals("bob\uD83D\uDE00%2F", Keys.escapePartition("bob\uD83D\uDE00/"), "a pair is kept as it is");
+    }
+
+    /** The key format's digests: a change here changes every stored key, and needs a new {@link Keys#FORMAT_VERSION}. */
+    @Test
+    void digest_knownVectors_areTheFirst144BitsOfSha256InBase64url() {
+        assertEquals(2, Keys.FORMAT_VERSION);
+        assertEquals("47DEQpj8HBSa-_TImW-5JCeu", Keys.digest(""));
+        assertEquals("ungWv48Bz-pBQUDeXa4iI7AD", Keys.digest("abc"));
+        assertEquals("SplVfkAzw1Od4utlRyAXytX5", Keys.digest("\u00e9"), "the UTF-8 bytes are hashed");
+        assertEquals("sluice/per-client/aDaLg2r3uJwsbvmjragajaWF",
+                Keys.partitionKey("sluice", "per-client", Keys.digest("ip:203.0.113.7")), "a key of the HTTP filters");
+    }
+
+    @Test
+    void digest_isThePrefixOfTheWholeSha256() {
+        for (String id : new String[] {"", "ip:203.0.113.7", "api-key:k1", "\uD83D\uDE00", "x".repeat(1000)}) {
+            byte[] whole = HexFormat.of().parseHex(Keys.sha256(id));
+            assertArrayEquals(Arrays.copyOf(whole, Keys.DIGEST_BITS / 8), Keys.decodeDigest(Keys.digest(id)), id);
+        }
+    }
+
+    @Test
+    void digest_anyIdentifier_is24Base64urlCharactersAndOneKeySegmentAsItIs() {
+        Random rnd = new Random(3);
+        for (int i = 0; i < 10_000; i++) {
+            String digest = Keys.digest("id-" + rnd.nextLong());
+            assertEquals(24, digest.length());
+            assertTrue(digest.matches("[A-Za-z0-9_-]{24}"), digest);
+            assertSame(digest, Keys.escapePartition(digest), "nothing to escape");
+            assertSame(digest, Keys.partitionSegment(digest), "stored as it is");
+        }
+    }
+
+    /** Distinct identities never share a key through the encoding: 200,000 addresses, 200,000 digests. */
+    @Test
+    void digest_distinctIdentities_distinctDigests() {
+        Map<String, String> seen = new HashMap<>();
+        for (int i = 0; i < 200_000; i++) {
+            String identity = "ip:10." + (i >>> 16) + "." + ((i >>> 8) & 0xFF) + "." + (i & 0xFF);
+            String previous = seen.putIfAbsent(Keys.digest(identity), identity);
+            assertTrue(previous == null, previous + " and " + identity + " share a digest");
+        }
+    }
+
+    /** The encoding is one-to-one on the bits kept: no two hashes that differ there share a digest. */
+    @Test
+    void encodeDigest_roundTripsTheBitsItKeeps_andIgnoresTheRest() {
+        Random rnd = new Random(7);
+        for (int i = 0; i < 10_000; i++) {
+            byte[] hash = new byte[32];
+            rnd.nextBytes(hash);
+            String digest = Keys.encodeDigest(hash);
+            assertArrayEquals(Arrays.copyOf(hash, 18), Keys.decodeDigest(digest));
+            byte[] flipped = hash.clone();
+            flipped[rnd.nextInt(18)] ^= (byte) (1 << rnd.nextInt(8));
+            assertNotEquals(digest, Keys.encodeDigest(flipped), "one bit of the 144 kept");
+            byte[] beyond = hash.clone();
+            beyond[18 + rnd.nextInt(14)] ^= 1;
+            assertEquals(digest, Keys.encodeDigest(beyond), "bits past the 144th are not kept");
+        }
+        assertEquals(Keys.encodeDigest(new byte[18]), Keys.encodeDigest(new byte[32]));
+    }
+
+    @Test
+    void encodeDigest_shortHash_throwsNamingTheLength() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Keys.encodeDigest(new byte[17]));
+        assertEquals("hash must be at least 18 bytes (144 bits), was 17 bytes", e.getMessage());
+        assertThrows(NullPointerException.class, () -> Keys.encodeDigest(null));
+    }
+
+    @Test
+    void decodeDigest_notADigest_throwsNamingTheValue() {
+        String good = Keys.digest("abc");
+        for (String bad : new String[] {"", good.substring(1), good + "A", "ungWv48Bz+pBQUDeXa4iI7AD",
+                "ungWv48Bz/pBQUDeXa4iI7AD", "ungWv48Bz-pBQUDeXa4iI7==", "ungWv48Bz-pBQUDeXa4iI7A\u00e9",
+                "ungWv48Bz-pBQUDeXa4iI7A "}) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Keys.decodeDigest(bad), bad);
+            assertTrue(e.getMessage().startsWith("digest must be 24 base64url characters")
+                    && e.getMessage().contains("'" + bad + "' (" + bad.length() + " characters)"), e.getMessage());
+        }
+        assertThrows(NullPointerException.class, () -> Keys.decodeDigest(null));
+    }
+
+    @Test
+    void digest_loneSurrogate_isRefusedNamingItsIndex() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Keys.digest("bob\uD800"));
+        assertTrue(e.getMessage().startsWith("identifier must be well-formed UTF-16")
+                && e.getMessage().contains("lone high surrogate U+D800 at index 3 of 4"), e.getMessage());
+        assertNotEquals(Keys.digest("bob\uD83D\uDE00"), Keys.digest("bob?"));
     }
 }

@@ -67,7 +67,7 @@ final class BadInputTest {
 
         assertEquals(200, get(value.toString()));
         assertEquals(429, get(value.toString()));
-        assertEquals(List.of(Keys.sha256("ip:203.0.113.9"), Keys.sha256("ip:203.0.113.9")), limiters.partitions);
+        assertEquals(List.of(Keys.digest("ip:203.0.113.9"), Keys.digest("ip:203.0.113.9")), limiters.partitions);
     }
 
     @Test
@@ -77,7 +77,7 @@ final class BadInputTest {
 
         assertEquals(200, get(huge));
         assertEquals(429, get("9" + huge)); // another huge value: still no new budget
-        assertEquals(List.of(Keys.sha256("ip:127.0.0.1"), Keys.sha256("ip:127.0.0.1")), limiters.partitions);
+        assertEquals(List.of(Keys.digest("ip:127.0.0.1"), Keys.digest("ip:127.0.0.1")), limiters.partitions);
     }
 
     @Test
@@ -92,7 +92,7 @@ final class BadInputTest {
 
         assertEquals(200, get(entries + ",203.0.113.1"));
         assertEquals(200, server.raw("GET /x HTTP/1.1\r\nHost: t" + lines + "\r\nX-Forwarded-For: 203.0.113.2" + HEAD_END));
-        assertEquals(List.of(Keys.sha256("ip:203.0.113.1"), Keys.sha256("ip:203.0.113.2")), limiters.partitions);
+        assertEquals(List.of(Keys.digest("ip:203.0.113.1"), Keys.digest("ip:203.0.113.2")), limiters.partitions);
     }
 
     /** Entries that are no address: each request is decided, and none of them buys a budget of its own. */
@@ -109,9 +109,9 @@ final class BadInputTest {
                     .getBytes(StandardCharsets.UTF_8)));
         }
         assertTrue(statuses.stream().allMatch(s -> s == 200 || s == 400), statuses.toString());
-        assertTrue(limiters.partitions.stream().allMatch(p -> p.equals(Keys.sha256("ip:127.0.0.1"))
-                || p.equals(Keys.sha256("ip:203.0.113.5"))), limiters.partitions.toString());
-        assertEquals(Set.of(Keys.sha256("ip:127.0.0.1")), Set.copyOf(limiters.partitions.subList(0, 4)));
+        assertTrue(limiters.partitions.stream().allMatch(p -> p.equals(Keys.digest("ip:127.0.0.1"))
+                || p.equals(Keys.digest("ip:203.0.113.5"))), limiters.partitions.toString());
+        assertEquals(Set.of(Keys.digest("ip:127.0.0.1")), Set.copyOf(limiters.partitions.subList(0, 4)));
     }
 
     @Test
@@ -153,7 +153,7 @@ final class BadInputTest {
             statuses.add(server.get("/x", "X-Forwarded-For", "203.0.113." + i).statusCode());
         }
         assertEquals(List.of(200, 429, 429, 429), statuses);
-        assertEquals(Set.of(Keys.sha256("ip:unknown")), Set.copyOf(limiters.partitions));
+        assertEquals(Set.of(Keys.digest("ip:unknown")), Set.copyOf(limiters.partitions));
     }
 
     @Test
@@ -164,7 +164,7 @@ final class BadInputTest {
 
         assertEquals(200, server.raw("GET /x HTTP/1.1\r\nHost: t\r\nX-Api-Key: " + key + HEAD_END));
         assertEquals(429, server.raw("GET /x HTTP/1.1\r\nHost: t\r\nX-Api-Key: " + key + HEAD_END));
-        assertEquals(List.of(Keys.sha256("api-key:" + key), Keys.sha256("api-key:" + key)), limiters.partitions);
+        assertEquals(List.of(Keys.digest("api-key:" + key), Keys.digest("api-key:" + key)), limiters.partitions);
     }
 
     @Test

@@ -16,6 +16,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -168,8 +169,9 @@ final class HeadersTest {
                 .policy("p", LimitSpec.fixedWindow(5, Duration.ofMinutes(1))).route("/*", "p").build());
 
         HttpResponse<String> r = server.get("/x", "X-Api-Key", "secret-key-1");
-        String pk = ";pk=:" + Base64.getEncoder().encodeToString(
-                MessageDigest.getInstance("SHA-256").digest("api-key:secret-key-1".getBytes(StandardCharsets.UTF_8))) + ":";
+        // The first 144 bits of the identity's SHA-256, the bytes the store's partition spells in base64url.
+        String pk = ";pk=:" + Base64.getEncoder().encodeToString(Arrays.copyOf(
+                MessageDigest.getInstance("SHA-256").digest("api-key:secret-key-1".getBytes(StandardCharsets.UTF_8)), 18)) + ":";
         assertEquals("\"p\";q=5;w=60" + pk, r.headers().firstValue("RateLimit-Policy").orElseThrow());
         assertEquals("\"p\";r=4;t=60" + pk, r.headers().firstValue("RateLimit").orElseThrow());
         assertFalse(r.headers().map().toString().contains("secret-key-1"));

@@ -53,7 +53,7 @@ final class IdentityTest {
         assertEquals(200, get("/x", "X-Api-Key", "a"));
         assertEquals(429, get("/x", "X-Api-Key", "b"));
         assertEquals(429, get("/x", "X-Forwarded-For", "9.9.9.9")); // no proxy is trusted by default
-        assertEquals(List.of(Keys.sha256("ip:127.0.0.1")), limiters.partitions.stream().distinct().toList());
+        assertEquals(List.of(Keys.digest("ip:127.0.0.1")), limiters.partitions.stream().distinct().toList());
     }
 
     @Test
@@ -65,7 +65,7 @@ final class IdentityTest {
         assertEquals(429, get("/x", "X-Forwarded-For", "2001:db8:1:2:ffff:ffff:ffff:ffff"));
         assertEquals(429, get("/x", "X-Forwarded-For", "[2001:DB8:1:2::b]:443"));
         assertEquals(200, get("/x", "X-Forwarded-For", "2001:db8:1:3::a")); // the next /64: another client
-        assertEquals(List.of(Keys.sha256("ip:2001:db8:1:2:0:0:0:0/64"), Keys.sha256("ip:2001:db8:1:3:0:0:0:0/64")),
+        assertEquals(List.of(Keys.digest("ip:2001:db8:1:2:0:0:0:0/64"), Keys.digest("ip:2001:db8:1:3:0:0:0:0/64")),
                 limiters.partitions.stream().distinct().toList());
     }
 
@@ -96,7 +96,7 @@ final class IdentityTest {
         assertEquals(200, get("/x", "X-Key", "k1"));
         assertEquals(429, get("/x", "X-Key", "k1"));
         assertEquals(200, get("/x", "X-Api-Key", "k1")); // another header: no key, so the address
-        assertEquals(List.of(Keys.sha256("api-key:k1"), Keys.sha256("api-key:k1"), Keys.sha256("ip:127.0.0.1")),
+        assertEquals(List.of(Keys.digest("api-key:k1"), Keys.digest("api-key:k1"), Keys.digest("ip:127.0.0.1")),
                 limiters.partitions);
     }
 
@@ -132,8 +132,8 @@ final class IdentityTest {
         assertEquals(200, get("/x", "Authorization", basic("alice", "a-secret")));
         assertEquals(429, get("/x", "Authorization", basic("alice", "a-secret")));
         assertEquals(200, get("/x", "Authorization", basic("bob", "b-secret")));
-        assertEquals(List.of(Keys.sha256("principal:alice"), Keys.sha256("principal:alice"),
-                Keys.sha256("principal:bob")), limiters.partitions);
+        assertEquals(List.of(Keys.digest("principal:alice"), Keys.digest("principal:alice"),
+                Keys.digest("principal:bob")), limiters.partitions);
     }
 
     @Test
@@ -142,7 +142,7 @@ final class IdentityTest {
                 .identityResolver(ClientIdentityResolver.principal()).build());
 
         assertEquals(200, get("/x"));
-        assertEquals(List.of(Keys.sha256("ip:127.0.0.1")), limiters.partitions);
+        assertEquals(List.of(Keys.digest("ip:127.0.0.1")), limiters.partitions);
     }
 
     @Test
@@ -166,7 +166,7 @@ final class IdentityTest {
 
         assertEquals(200, get("/x"));
         assertEquals(429, get("/x"));
-        assertEquals(List.of(Keys.sha256("ip:127.0.0.1"), Keys.sha256("ip:127.0.0.1")), limiters.partitions);
+        assertEquals(List.of(Keys.digest("ip:127.0.0.1"), Keys.digest("ip:127.0.0.1")), limiters.partitions);
     }
 
     /**
@@ -212,8 +212,8 @@ final class IdentityTest {
 
         assertEquals(200, get("/x", "X-Api-Key", "a"));
         assertEquals(200, get("/x", "X-Api-Key", "b"));
-        assertEquals(List.of(Keys.sha256("api-key:a"), Keys.sha256("global"), Keys.sha256("api-key:b"),
-                Keys.sha256("global")), limiters.partitions);
+        assertEquals(List.of(Keys.digest("api-key:a"), Keys.digest("global"), Keys.digest("api-key:b"),
+                Keys.digest("global")), limiters.partitions);
     }
 
     @Test

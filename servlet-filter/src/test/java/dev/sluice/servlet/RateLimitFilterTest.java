@@ -168,10 +168,10 @@ final class RateLimitFilterTest {
         assertEquals(200, server.get("/x").statusCode()); // by address
         assertEquals(429, server.get("/x").statusCode());
 
-        assertEquals(List.of(Keys.sha256("api-key:key-a"), Keys.sha256("api-key:key-a"), Keys.sha256("api-key:key-b"),
-                Keys.sha256("ip:127.0.0.1"), Keys.sha256("ip:127.0.0.1")), limiters.partitions);
+        assertEquals(List.of(Keys.digest("api-key:key-a"), Keys.digest("api-key:key-a"), Keys.digest("api-key:key-b"),
+                Keys.digest("ip:127.0.0.1"), Keys.digest("ip:127.0.0.1")), limiters.partitions);
         for (String partition : limiters.partitions) {
-            assertTrue(partition.matches("[0-9a-f]{64}"), partition);
+            assertTrue(partition.matches("[A-Za-z0-9_-]{24}"), partition);
         }
     }
 
@@ -185,7 +185,7 @@ final class RateLimitFilterTest {
         assertEquals(200, server.get("/x", "X-Tenant", "t1").statusCode());
         assertEquals(429, server.get("/x", "X-Tenant", "t1").statusCode());
         assertEquals(200, server.get("/x", "X-Api-Key", "ignored").statusCode()); // falls back to the address
-        assertEquals(List.of(Keys.sha256("tenant:t1"), Keys.sha256("tenant:t1"), Keys.sha256("ip:127.0.0.1")),
+        assertEquals(List.of(Keys.digest("tenant:t1"), Keys.digest("tenant:t1"), Keys.digest("ip:127.0.0.1")),
                 limiters.partitions);
     }
 
@@ -196,7 +196,7 @@ final class RateLimitFilterTest {
 
         assertEquals(200, server.get("/x", "X-Forwarded-For", "1.1.1.1").statusCode());
         assertEquals(429, server.get("/x", "X-Forwarded-For", "2.2.2.2").statusCode());
-        assertEquals(List.of(Keys.sha256("ip:127.0.0.1"), Keys.sha256("ip:127.0.0.1")), limiters.partitions);
+        assertEquals(List.of(Keys.digest("ip:127.0.0.1"), Keys.digest("ip:127.0.0.1")), limiters.partitions);
     }
 
     @Test
@@ -208,7 +208,7 @@ final class RateLimitFilterTest {
         // A client cannot escape its budget by prepending a forged address.
         assertEquals(429, server.get("/x", "X-Forwarded-For", "8.8.8.8, 1.1.1.1").statusCode());
         assertEquals(200, server.get("/x", "X-Forwarded-For", "2.2.2.2").statusCode());
-        assertEquals(List.of(Keys.sha256("ip:1.1.1.1"), Keys.sha256("ip:1.1.1.1"), Keys.sha256("ip:2.2.2.2")),
+        assertEquals(List.of(Keys.digest("ip:1.1.1.1"), Keys.digest("ip:1.1.1.1"), Keys.digest("ip:2.2.2.2")),
                 limiters.partitions);
     }
 

@@ -65,7 +65,7 @@ class KeyEndpointTest {
             HttpResponse<String> read = send(app, "GET", KEY);
             assertThat(read.statusCode()).isEqualTo(200);
             assertThat((String) JsonPath.read(read.body(), "$.identity")).isEqualTo("ip:127.0.0.1");
-            assertThat((String) JsonPath.read(read.body(), "$.partition")).matches("[0-9a-f]{64}");
+            assertThat((String) JsonPath.read(read.body(), "$.partition")).matches("[A-Za-z0-9_-]{24}");
             assertThat((Integer) JsonPath.read(read.body(), "$.remaining")).isZero();
             assertThat((Integer) JsonPath.read(read.body(), "$.limit")).isEqualTo(3);
             assertThat((String) JsonPath.read(read.body(), "$.algorithm")).isEqualTo("fixed-window");

@@ -45,7 +45,7 @@ final class KeyedIdentitiesOnHazelcastTest {
 
             Set<String> keys = member.<String, long[]>getMap(SluiceHazelcast.DEFAULT_MAP_NAME).keySet();
             assertThat(keys).contains("sluice/login/" + replica.partition("ip:127.0.0.101"))
-                    .noneMatch(k -> k.endsWith(Keys.sha256("ip:127.0.0.101")))
+                    .noneMatch(k -> k.endsWith(Keys.digest("ip:127.0.0.101")))
                     .noneMatch(k -> k.contains(SECRET));
             assertThat(member.<String, long[]>getMap(SluiceHazelcast.DEFAULT_MAP_NAME + "-settings").keySet())
                     .containsExactly("sluice/#identity-secret-fingerprint");

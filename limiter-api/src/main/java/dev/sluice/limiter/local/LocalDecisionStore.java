@@ -15,8 +15,6 @@ import dev.sluice.limiter.store.StepOutcomes;
 import dev.sluice.limiter.store.StepRequest;
 import java.time.Duration;
 import java.time.InstantSource;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -25,8 +23,9 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * State in segments, each a map in access order under its own lock; a step runs under its key's segment
- * lock, so it is atomic per key, and keys of other segments are decided in parallel. Expired entries are
+ * State in segments, each a map in access order ({@link PackedStates}, which says where an entry's bytes go) under
+ * its own lock; a step runs under its key's segment lock, so it is atomic per key, and keys of other segments are
+ * decided in parallel. Expired entries are
  * swept incrementally: every {@value #SWEEP_EVERY} writes, or every quarter of the store's size in writes when
  * that is more, entries whose time to live has passed are removed. Reading an expired entry is harmless anyway:
  * the step treats it as absent.
@@ -88,10 +87,12 @@ final class LocalDecisionStore implements DecisionStore {
     private final LongAdder refusals = new LongAdder();
     private final LongAdder overflowDecisions = new LongAdder();
     private final LongAdder overflowRefusals = new LongAdder();
+    /** States stored, new or replaced (for tests: a step that keeps its state stores none). */
+    private final LongAdder stateWrites = new LongAdder();
 
     /** One lock's keys, least recently used first. */
     private static final class Segment {
-        final LinkedHashMap<String, long[]> states = new LinkedHashMap<>(16, 0.75f, true);
+        final PackedStates states = new PackedStates();
         long nextRefusalSweep = Long.MIN_VALUE;
     }
 
@@ -192,6 +193,7 @@ final class LocalDecisionStore implements DecisionStore {
                     if (o.action() == Outcome.Action.WRITE) {
                         units.addAndGet(Capacity.unitsOf(o.state().length));
                         segment.states.put(request.key(), o.state());
+                        stateWrites.increment();
                         keys.incrementAndGet();
                     }
                     return o.verdict();
@@ -250,6 +252,7 @@ final class LocalDecisionStore implements DecisionStore {
                     units.addAndGet(needed - Capacity.unitsOf(state.length));
                 }
                 segment.states.put(key, o.state());
+                stateWrites.increment();
             }
             case REMOVE -> {
                 long[] removed = segment.states.remove(key);
@@ -263,7 +266,7 @@ final class LocalDecisionStore implements DecisionStore {
 
     /** Drops expired state from the segment's least recently used end, and at times the whole segment's. */
     private void dropExpired(Segment segment, long now) {
-        Iterator<long[]> eldest = segment.states.values().iterator();
+        PackedStates.Cursor eldest = segment.states.eldestFirst();
         while (eldest.hasNext()) {
             long[] state = eldest.next();
             if (Algorithms.expiresAt(state) > now) {
@@ -287,7 +290,7 @@ final class LocalDecisionStore implements DecisionStore {
             units.addAndGet(needed);
             return;
         }
-        Map<String, long[]> states = segment.states;
+        PackedStates states = segment.states;
         if (units.addAndGet(needed) <= maxKeys) {
             return;
         }
@@ -305,16 +308,19 @@ final class LocalDecisionStore implements DecisionStore {
         keys.decrementAndGet();
     }
 
-    /** Removes and returns the least recently used state, passing over a few live leases. */
-    private static long[] evictOne(Map<String, long[]> states, long now) {
-        Iterator<long[]> candidates = states.values().iterator();
+    /**
+     * Removes the least recently used state, passing over a few live leases; returns it, in an array only to be read
+     * before the next walk of the segment ({@link PackedStates.Cursor}).
+     */
+    private static long[] evictOne(PackedStates states, long now) {
+        PackedStates.Cursor candidates = states.eldestFirst();
         long[] victim = candidates.next();
         for (int skipped = 0; isLiveLease(victim, now) && skipped < MAX_PROTECTED_SKIPS && candidates.hasNext();
                 skipped++) {
             victim = candidates.next();
         }
         if (isLiveLease(victim, now)) {
-            candidates = states.values().iterator(); // every candidate holds leases: the bound wins
+            candidates = states.eldestFirst(); // every candidate holds leases: the bound wins
             victim = candidates.next();
         }
         candidates.remove();
@@ -322,7 +328,7 @@ final class LocalDecisionStore implements DecisionStore {
     }
 
     private void removeExpired(Segment segment, long now) {
-        Iterator<long[]> all = segment.states.values().iterator();
+        PackedStates.Cursor all = segment.states.eldestFirst();
         while (all.hasNext()) {
             long[] state = all.next();
             if (Algorithms.expiresAt(state) <= now) {
@@ -362,17 +368,17 @@ final class LocalDecisionStore implements DecisionStore {
         return Math.max(clock.millis(), sweptAt.get());
     }
 
-    /** The stored state of a key, or null, without marking it used (for tests). */
+    /** A copy of the stored state of a key, or null, without marking it used (for tests). */
     long[] peek(String key) {
         Segment segment = segmentOf(key);
         synchronized (segment) {
-            for (Map.Entry<String, long[]> e : segment.states.entrySet()) {
-                if (e.getKey().equals(key)) {
-                    return e.getValue();
-                }
-            }
-            return null;
+            return segment.states.peek(key);
         }
+    }
+
+    /** States stored so far, new or replaced (for tests). */
+    long stateWrites() {
+        return stateWrites.sum();
     }
 
     /** Entries in the segments now, each segment read under its lock (for tests: slower than {@link #size}). */

@@ -1,5 +1,6 @@
 package dev.sluice.limiter.local;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -85,7 +86,9 @@ final class LocalDecisionStoreTest {
         LimitSpec spec = LimitSpec.fixedWindow(1, Duration.ofMinutes(1));
         assertTrue(store.run(acquire("k", spec)).granted());
         long[] before = store.peek("k");
+        long writes = store.stateWrites();
         assertTrue(!store.run(acquire("k", spec)).granted());
-        assertTrue(before == store.peek("k"), "a refusal left the stored instance in place");
+        assertArrayEquals(before, store.peek("k"));
+        assertEquals(writes, store.stateWrites(), "a refusal stored nothing");
     }
 }
