@@ -186,9 +186,10 @@ public final class BenchmarkMain {
                 ? RedisReplica.start() : java.util.Optional.empty();
         redisReplica = replica.isPresent();
         try {
+            List<Pass> passes = passes(redis).stream().filter(p -> only.isEmpty() || only.contains(p.name())).toList();
             if (smoke) {
                 jvmArgs.add("-D" + DecisionBench.EMBEDDED_PROPERTY + "=solo");
-            } else {
+            } else if (!passes.isEmpty()) { // none for passes outside JMH alone (inflight, memory)
                 members.addAll(BenchCluster.startMemberJvms(DecisionBench.EMBEDDED_CLUSTER,
                         DecisionBench.EMBEDDED_EXTERNAL_PORT));
                 members.addAll(BenchCluster.startMemberJvms(DecisionBench.SERVERS_CLUSTER, DecisionBench.SERVER_PORTS));
@@ -199,7 +200,6 @@ public final class BenchmarkMain {
                 }
                 jvmArgs.add("-D" + DecisionBench.SERVERS_PROPERTY + "=" + servers);
             }
-            List<Pass> passes = passes(redis).stream().filter(p -> only.isEmpty() || only.contains(p.name())).toList();
             if (!smoke && passes.stream().anyMatch(p -> !p.name().equals("local"))) {
                 // Unreported: the first cells of a run met members whose JIT and heap had not settled, and
                 // ran at a third of the same cell later in the run (whichever contender drew the slot)

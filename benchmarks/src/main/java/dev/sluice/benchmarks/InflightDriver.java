@@ -32,7 +32,7 @@ import redis.clients.jedis.JedisPooled;
  * </pre>
  * Answers on standard output: {@value #READY}, {@code SWEPT contender decisions failures ms},
  * {@code COUNTED contender entries},
- * {@code RESULT contender completed nanos granted failed p50 p99 p999} (µs), or {@code ERROR message}.
+ * {@code RESULT contender completed nanos granted failed p50 p99 p999} (counts of the measured window; µs), or {@code ERROR message}.
  *
  * <p>Arguments: {@code topology cluster addresses index drivers inFlight maxKeys issuers redisPort redisConnections};
  * for {@code embedded} the first address is this member's own.
@@ -154,10 +154,11 @@ public final class InflightDriver {
         InFlightLoad load = new InFlightLoad(contender, keys, inFlight, issuers);
         long completed;
         long granted;
+        long failed;
         long nanos;
         try {
             Thread.sleep(warmupMillis);
-            long failedBefore = load.failed();
+            long f0 = load.failed();
             load.sampling(true);
             long c0 = load.completed();
             long g0 = load.granted();
@@ -165,18 +166,18 @@ public final class InflightDriver {
             Thread.sleep(windowMillis);
             completed = load.completed() - c0;
             granted = load.granted() - g0;
+            failed = load.failed() - f0;
             nanos = System.nanoTime() - t0;
             load.sampling(false);
-            if (load.failed() > failedBefore) {
-                throw new IllegalStateException(name + ": " + (load.failed() - failedBefore)
-                        + " decisions failed while measuring, the first with " + load.firstFailure(), load.firstFailure());
-            }
         } finally {
             load.close();
         }
+        if (load.firstFailure() != null) { // counted, not fatal: an overloaded machine times decisions out
+            System.err.println(name + ": " + load.failed() + " decisions failed, the first with " + load.firstFailure());
+        }
         double[] p = load.percentilesMicros();
         return String.format(Locale.ROOT, "RESULT %s %d %d %d %d %.1f %.1f %.1f", name, completed, nanos, granted,
-                load.failed(), p[0], p[1], p[2]);
+                failed, p[0], p[1], p[2]);
     }
 
     /** How many entries the contender's store holds: after set-up, one per key unless a bound got in the way. */

@@ -13,7 +13,9 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
+import java.util.LinkedHashMap;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import redis.clients.jedis.JedisPooled;
 
@@ -57,8 +59,18 @@ final class InflightPass {
     record Sanity(String setting, double opsPerSecond) {}
 
     /** What the pass measured: a cell per round, the sweeps and the {@code redis-benchmark} figures. */
-    record Result(List<Cell> measured, List<Sweep> sweeps, List<Sanity> sanity, String settings) {
-        static final Result NONE = new Result(List.of(), List.of(), List.of(), "");
+    /**
+     * What the pass measured: a cell per round, the decisions that failed in each cell's window (by
+     * {@link #failedKey}), the sweeps and the {@code redis-benchmark} figures.
+     */
+    record Result(List<Cell> measured, Map<String, Long> failed, List<Sweep> sweeps, List<Sanity> sanity,
+            String settings) {
+        static final Result NONE = new Result(List.of(), Map.of(), List.of(), List.of(), "");
+    }
+
+    /** The key of a cell's failed decisions in {@link Result#failed}. */
+    static String failedKey(Cell c) {
+        return BenchmarkMain.auxKey(c) + "|" + c.round();
     }
 
     private InflightPass() {}
@@ -96,6 +108,7 @@ final class InflightPass {
                 + " %d round%s", inFlight, issuers, redisConnections, redisConnections == 1 ? "" : "s", heap,
                 warmupSeconds, windowSeconds, rounds, rounds == 1 ? "" : "s");
         List<Cell> measured = new ArrayList<>();
+        Map<String, Long> failed = new LinkedHashMap<>();
         List<Sweep> sweeps = new ArrayList<>();
         List<Sanity> sanity = new ArrayList<>();
         if (contenders.contains("redis-lettuce")) {
@@ -107,14 +120,14 @@ final class InflightPass {
             for (String topology : topologies) {
                 System.out.println("=== pass inflight, " + topology + " ===");
                 runTopology(topology, contenders, keys, maxKeys, inFlight, issuers, redisConnections, heap,
-                        warmupSeconds, windowSeconds, rounds, measured, sweeps);
+                        warmupSeconds, windowSeconds, rounds, measured, failed, sweeps);
             }
         } finally {
             if (contenders.contains("redis-lettuce")) {
                 flushRedis();
             }
         }
-        return new Result(measured, sweeps, sanity, settings);
+        return new Result(measured, failed, sweeps, sanity, settings);
     }
 
     private static List<String> only(String param, List<String> all) {
@@ -124,7 +137,7 @@ final class InflightPass {
 
     private static void runTopology(String topology, List<String> contenders, List<Keys> keys, int maxKeys,
             int inFlight, int issuers, int redisConnections, String heap, int warmupSeconds, int windowSeconds,
-            int rounds, List<Cell> measured, List<Sweep> sweeps) throws Exception {
+            int rounds, List<Cell> measured, Map<String, Long> failed, List<Sweep> sweeps) throws Exception {
         List<Process> members = new ArrayList<>();
         List<Driver> drivers = new ArrayList<>();
         try {
@@ -148,7 +161,9 @@ final class InflightPass {
             }
             for (String contender : contenders) {
                 // Both Sluice contenders decide on the same limiter and keys: the coalesced one's sweep serves both.
-                if (contender.equals("sluice") && contenders.contains("sluice-coalesced")) {
+                // Redis keeps its keys from one topology to the next (the same server): swept once.
+                if (contender.equals("sluice") && contenders.contains("sluice-coalesced")
+                        || contender.equals("redis-lettuce") && sweeps.stream().anyMatch(w -> w.contender().equals(contender))) {
                     continue;
                 }
                 long start = System.nanoTime();
@@ -174,6 +189,7 @@ final class InflightPass {
                         List<String[]> answers = all(drivers, String.format(Locale.ROOT, "RUN %s %d %d %d", contender,
                                 k.count(), warmupSeconds * 1000L, windowSeconds * 1000L), "RESULT");
                         Cell cell = cell(contender, topology, k.label(), inFlight, answers, round);
+                        failed.put(failedKey(cell), answers.stream().mapToLong(a -> Long.parseLong(a[5])).sum());
                         System.out.printf(Locale.ROOT, "round %d %s %s %s: %,.0f ops/s, p50 %.0f µs, p99 %.0f µs%n",
                                 round + 1, topology, k.label(), contender, cell.opsPerSecond(), cell.p50(), cell.p99());
                         measured.add(cell);

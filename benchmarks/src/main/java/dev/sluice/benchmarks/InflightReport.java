@@ -32,14 +32,17 @@ final class InflightReport {
                 + " connections, as Spring Cloud Gateway's RedisRateLimiter drives it. Every key holds state before"
                 + " measuring. ops/s = completed decisions per second over the measured window; latency is a decision's"
                 + " start to its completion (every 8th sampled; of two load JVMs the worse). Not JMH: a plain measured"
-                + " loop (see benchmarks/README.md). Settings: ").append(result.settings()).append(".\n\n");
+                + " loop (see benchmarks/README.md). `failed`: decisions of the row's window that completed with an"
+                + " exception (a timeout on an overloaded machine), not counted in ops/s. Settings: ").append(result.settings()).append(".\n\n");
         md.append("| topology | keys | in flight | contender | ops/s | ops/s range | p50 µs | p99 µs | p99.9 µs |"
-                + " ÷ coalesced Sluice |\n|---|---|---:|---|---:|---:|---:|---:|---:|---:|\n");
+                + " ÷ coalesced Sluice | failed |\n|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|\n");
         for (Cell x : rows) {
             Optional<Ratio> vs = Goals.ratios(measured, x, "sluice-coalesced", Cell::opsPerSecond);
-            md.append(String.format(Locale.ROOT, "| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s |%n", x.topology(),
-                    x.keys(), x.threads(), x.contender(), fmt(x.opsPerSecond()), range(x), fmt(x.p50()), fmt(x.p99()),
-                    fmt(x.p999()), vs.map(r -> ratio(r.median())).orElse("–")));
+            Long failed = result.failed().get(InflightPass.failedKey(x));
+            md.append(String.format(Locale.ROOT, "| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s |%n",
+                    x.topology(), x.keys(), x.threads(), x.contender(), fmt(x.opsPerSecond()), range(x), fmt(x.p50()),
+                    fmt(x.p99()), fmt(x.p999()), vs.map(r -> ratio(r.median())).orElse("–"),
+                    failed == null ? "–" : Long.toString(failed)));
         }
         md.append('\n');
 
@@ -78,7 +81,8 @@ final class InflightReport {
         }
         if (!result.sweeps().isEmpty()) {
             md.append("**Set-up**: one decision on every key for each contender before measuring, the load JVMs"
-                    + " together (coalesced Sluice's serves uncoalesced Sluice too: the same limiter and keys).\n\n"
+                    + " together (coalesced Sluice's serves uncoalesced Sluice too: the same limiter and keys; Redis keeps"
+                    + " its keys from one topology to the next).\n\n"
                     + "| topology | contender | decisions | failed | seconds | decisions/s | entries after |\n"
                     + "|---|---|---:|---:|---:|---:|---:|\n");
             for (InflightPass.Sweep s : result.sweeps()) {

@@ -55,7 +55,7 @@ final class InflightReportTest {
     void goals_ratiosWithinEachRound_judgedAgainstTheirBars() {
         List<Cell> measured = measured();
         String md = InflightReport.render(BenchmarkMain.medians(measured), measured, new InflightPass.Result(measured,
-                List.of(), List.of(new InflightPass.Sanity("64 connections × 16 pipelined (1,024 in flight)", 122_000)),
+                java.util.Map.of(), List.of(), List.of(new InflightPass.Sanity("64 connections × 16 pipelined (1,024 in flight)", 122_000)),
                 "test"));
         assertTrue(md.contains("| embedded 1M keys 1024 in flight | 60,000 | 60,000–120,000 | 1.20 ✓ (1.20–1.20) | ✗ |"
                 + " 2.40 ✓ (2.40–2.40) | 1.20 ✓ (1.20–1.20) | 1.09 (1.09–1.09) |"), md);
