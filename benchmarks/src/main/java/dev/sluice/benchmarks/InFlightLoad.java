@@ -141,16 +141,16 @@ final class InFlightLoad implements AutoCloseable {
         return sorted.length == 0 ? 0 : sorted[Math.min(sorted.length - 1, (int) (q * sorted.length))] / 1e3;
     }
 
-    /** Stops issuing and waits up to 30 s for the decisions in flight to complete. */
+    /** Stops issuing and waits up to 5 minutes (an overloaded machine) for the decisions in flight to complete. */
     @Override
     public void close() throws InterruptedException {
         running = false;
         for (Thread t : issuers) {
             t.join(TimeUnit.SECONDS.toMillis(5));
         }
-        if (!permits.tryAcquire(inFlight, 30, TimeUnit.SECONDS)) {
+        if (!permits.tryAcquire(inFlight, 5, TimeUnit.MINUTES)) {
             throw new IllegalStateException((inFlight - permits.availablePermits())
-                    + " decisions still in flight 30 s after the load stopped");
+                    + " decisions still in flight 5 minutes after the load stopped");
         }
     }
 

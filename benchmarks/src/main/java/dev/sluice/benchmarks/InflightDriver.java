@@ -2,6 +2,7 @@ package dev.sluice.benchmarks;
 
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.internal.util.ConcurrencyUtil;
+import com.hazelcast.map.IMap;
 import dev.sluice.hazelcast.HazelcastRateLimiters;
 import dev.sluice.hazelcast.SluiceHazelcast;
 import dev.sluice.limiter.Coalescing;
@@ -10,11 +11,13 @@ import dev.sluice.limiter.LimiterOptions;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -31,8 +34,8 @@ import redis.clients.jedis.JedisPooled;
  * EXIT
  * </pre>
  * Answers on standard output: {@value #READY}, {@code SWEPT contender decisions failures ms},
- * {@code COUNTED contender entries},
- * {@code RESULT contender completed nanos granted failed p50 p99 p999} (counts of the measured window; µs), or {@code ERROR message}.
+ * {@code COUNTED contender entries}, {@code RESULT contender completed nanos granted failed p50 p99 p999} (counts of
+ * the measured window; µs), or {@code ERROR message}.
  *
  * <p>Arguments: {@code topology cluster addresses index drivers inFlight maxKeys issuers redisPort redisConnections};
  * for {@code embedded} the first address is this member's own.
@@ -49,6 +52,8 @@ public final class InflightDriver {
     private final int redisPort;
     private final int redisConnections;
     private final Map<String, Contender> contenders = new LinkedHashMap<>();
+    /** A key of each partition, for {@link #awaitIdleMembers}. */
+    private String[] barrierKeys;
 
     private InflightDriver(HazelcastInstance hazelcast, int index, int drivers, int inFlight, int maxKeys, int issuers,
             int redisPort, int redisConnections) {
@@ -171,6 +176,7 @@ public final class InflightDriver {
             load.sampling(false);
         } finally {
             load.close();
+            awaitIdleMembers();
         }
         if (load.firstFailure() != null) { // counted, not fatal: an overloaded machine times decisions out
             System.err.println(name + ": " + load.failed() + " decisions failed, the first with " + load.firstFailure());
@@ -178,6 +184,35 @@ public final class InflightDriver {
         double[] p = load.percentilesMicros();
         return String.format(Locale.ROOT, "RESULT %s %d %d %d %d %.1f %.1f %.1f", name, completed, nanos, granted,
                 failed, p[0], p[1], p[2]);
+    }
+
+    /**
+     * Waits until every partition has run what was queued on it before now: one operation on a key of each
+     * partition, each answered only once its partition thread has worked through the operations ahead of it. A
+     * decision abandoned at its timeout (Sluice's, 1 s) still runs on its owner, so on an overloaded machine a cell
+     * can leave a backlog there that the next cell would otherwise wait behind.
+     */
+    private void awaitIdleMembers() {
+        if (barrierKeys == null) {
+            int partitions = hazelcast.getPartitionService().getPartitions().size();
+            String[] keys = new String[partitions];
+            int found = 0;
+            for (int i = 0; found < partitions; i++) {
+                String key = "barrier-" + i;
+                int partition = hazelcast.getPartitionService().getPartition(key).getPartitionId();
+                if (keys[partition] == null) {
+                    keys[partition] = key;
+                    found++;
+                }
+            }
+            barrierKeys = keys;
+        }
+        IMap<String, Long> map = hazelcast.getMap(BenchCluster.RAW_EPHEMERAL);
+        List<CompletableFuture<Long>> answers = new ArrayList<>();
+        for (String key : barrierKeys) {
+            answers.add(map.submitToKey(key, new RawCounterProcessor(true, false)).toCompletableFuture());
+        }
+        CompletableFuture.allOf(answers.toArray(new CompletableFuture<?>[0])).orTimeout(10, TimeUnit.MINUTES).join();
     }
 
     /** How many entries the contender's store holds: after set-up, one per key unless a bound got in the way. */

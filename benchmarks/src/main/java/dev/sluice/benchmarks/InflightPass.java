@@ -32,11 +32,11 @@ import redis.clients.jedis.Protocol;
  * in flight ÷ mean latency as Little's law has it).
  *
  * <p>Topologies, each a cluster of this pass's own (member JVMs with a heap large enough for a million keys of
- * every contender at once, and for Sluice's default bound to be well above them, ports 6121-6132), run one after the other: {@code embedded}, one load JVM that is a
- * member beside one member JVM, all {@value #DEFAULT_IN_FLIGHT} in flight from it; {@code client}, two member
- * JVMs and two load JVMs, each a client with half the decisions in flight, their rates summed. Redis + Lua
- * through Lettuce ({@link LettuceContender}) runs from the same load JVMs (one, then two), on the Redis of
- * {@link RedisContender#PORT}.
+ * every contender at once, and for Sluice's default bound to be well above them, ports 6121-6132), run one after
+ * the other: {@code embedded}, one load JVM that is a member beside one member JVM, all
+ * {@value #DEFAULT_IN_FLIGHT} in flight from it; {@code client}, two member JVMs and two load JVMs, each a client
+ * with half the decisions in flight, their rates summed. Redis + Lua through Lettuce ({@link LettuceContender})
+ * runs from the same load JVMs (one, then two), on the Redis of {@link RedisContender#PORT}.
  *
  * <p>Before measuring, each load JVM decides once on each of its share of the 1,000,000 keys for every contender
  * (the 100,000 keys are the first of them), so that measured decisions update existing state; the state is kept

@@ -33,7 +33,8 @@ final class InflightReport {
                 + " measuring. ops/s = completed decisions per second over the measured window; latency is a decision's"
                 + " start to its completion (every 8th sampled; of two load JVMs the worse). Not JMH: a plain measured"
                 + " loop (see benchmarks/README.md). `failed`: decisions of the row's window that completed with an"
-                + " exception (a timeout on an overloaded machine), not counted in ops/s. Settings: ").append(result.settings()).append(".\n\n");
+                + " exception (a timeout on an overloaded machine), not counted in ops/s. Settings: ")
+                .append(result.settings()).append(".\n\n");
         md.append("| topology | keys | in flight | contender | ops/s | ops/s range | p50 µs | p99 µs | p99.9 µs |"
                 + " ÷ coalesced Sluice | failed |\n|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|\n");
         for (Cell x : rows) {
