@@ -133,6 +133,11 @@ final class BenchCluster {
      * ones before it, and waits until each prints that it is ready. The caller must {@link #kill} them.
      */
     static List<Process> startMemberJvms(String cluster, int... ports) {
+        return startMemberJvms("512m", cluster, ports);
+    }
+
+    /** Like {@link #startMemberJvms(String, int...)}, each member with a heap of {@code heap} ({@code -Xmx}). */
+    static List<Process> startMemberJvms(String heap, String cluster, int... ports) {
         List<Process> processes = new ArrayList<>();
         List<String> started = new ArrayList<>();
         try {
@@ -141,7 +146,7 @@ final class BenchCluster {
                 started.add("127.0.0.1:" + port);
                 List<String> command = new ArrayList<>();
                 command.add(System.getProperty("java.home") + File.separator + "bin" + File.separator + "java");
-                command.addAll(Arrays.asList("-Xmx512m", "-XX:+UseParallelGC"));
+                command.addAll(Arrays.asList("-Xmx" + heap, "-XX:+UseParallelGC"));
                 command.addAll(HAZELCAST_OPENS);
                 if (!capacityBound()) {
                     command.add("-D" + CAPACITY_PROPERTY + "=off");

@@ -102,6 +102,8 @@ public final class BenchmarkMain {
     private String profiler;
     /** A Redis primary with an asynchronous replica runs ({@link RedisReplica}): the durability pass has its peer. */
     private boolean redisReplica;
+    /** What the in-flight pass measured ({@link InflightPass}), rendered after the JMH passes' report. */
+    private InflightPass.Result inflight = InflightPass.Result.NONE;
 
     private BenchmarkMain(boolean smoke, Path out, int warmup, int iterations, int seconds) throws IOException {
         this.smoke = smoke;
@@ -187,7 +189,7 @@ public final class BenchmarkMain {
             List<Pass> passes = passes(redis).stream().filter(p -> only.isEmpty() || only.contains(p.name())).toList();
             if (smoke) {
                 jvmArgs.add("-D" + DecisionBench.EMBEDDED_PROPERTY + "=solo");
-            } else if (!passes.isEmpty()) { // the CPU and memory passes need no member JVMs
+            } else if (!passes.isEmpty()) { // none for the passes outside JMH alone (cpu, memory, inflight)
                 members.addAll(BenchCluster.startMemberJvms(DecisionBench.EMBEDDED_CLUSTER,
                         DecisionBench.EMBEDDED_EXTERNAL_PORT));
                 members.addAll(BenchCluster.startMemberJvms(DecisionBench.SERVERS_CLUSTER, DecisionBench.SERVER_PORTS));
@@ -224,6 +226,13 @@ public final class BenchmarkMain {
             BenchCluster.kill(members);
             replica.ifPresent(RedisReplica::close);
         }
+        // Its own clusters and load JVMs, started once the JMH passes' members are gone
+        if (!smoke && (only.isEmpty() || only.contains("inflight"))) {
+            inflight = InflightPass.measure(redis, warmup, iterations * seconds, rounds);
+            measured.addAll(inflight.measured());
+            cells = medians(measured);
+            report = write(date, argLine, started, loadBefore, redis, cells, measured, memory, cpu);
+        }
         if (only.isEmpty() || only.contains("memory")) {
             memory = MemoryPerKey.measure(smoke ? 2_000 : 100_000);
             report = write(date, argLine, started, loadBefore, redis, cells, measured, memory, cpu);
@@ -241,7 +250,7 @@ public final class BenchmarkMain {
                 + System.getProperty("java.runtime.version"), System.getProperty("os.name") + " "
                 + System.getProperty("os.arch"), loadBefore, loadAverage(), elapsedSeconds,
                 "java -jar benchmarks/target/benchmarks.jar " + argLine, warmup, iterations, seconds, rounds, redis,
-                smoke), cells, measured, memory, cpu, readAux());
+                smoke), cells, measured, memory, cpu, readAux()) + InflightReport.render(cells, measured, inflight);
         if (out.getParent() != null) {
             Files.createDirectories(out.getParent());
         }
