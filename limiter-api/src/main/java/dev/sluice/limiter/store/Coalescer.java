@@ -22,7 +22,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.function.Function;
 
 /**
  * Sends every decision to a {@link DecisionStore}, in batches per key: the one way a decision reaches any store.
@@ -78,8 +77,10 @@ import java.util.function.Function;
  * future of an acquisition whose caller gave up (timed out, cancelled), blocking or not, so a queued one
  * is never charged. Expired requests are failed outside the lane's lock.
  *
- * <p>A lane exists only while its key has a hop in flight: the hop that leaves it idle removes it, so
- * there are at most as many lanes as decisions in flight.
+ * <p>A key with one hop in flight and nothing queued behind it is marked by that decision itself, with no lane and
+ * no lock, so a decision alone on its key costs what it costs with coalescing off plus one insert and one removal in
+ * a concurrent map; the first arrival behind it puts a lane in its place. A lane exists only while its key has a hop
+ * in flight: the hop that leaves it idle removes it, so there are at most as many lanes as decisions in flight.
  */
 public final class Coalescer {
     private final DecisionStore store;
@@ -311,9 +312,11 @@ public final class Coalescer {
     public int queued() {
         int n = 0;
         for (Home home : lanes.values()) {
-            for (Lane lane : home.values()) {
-                synchronized (lane) {
-                    n += lane.queue.size();
+            for (Object held : home.values()) {
+                if (held instanceof Lane lane) {
+                    synchronized (lane) {
+                        n += lane.queued();
+                    }
                 }
             }
         }
@@ -342,34 +345,52 @@ public final class Coalescer {
                 + coalescing.maxQueuedPerKey() + ", stallMillis=" + coalescing.stallMillis() + "]") + " over " + store;
     }
 
-    /** One map's lanes by key, with the one function that makes a lane here (not a new lambda per decision). */
-    private static final class Home extends ConcurrentHashMap<String, Lane> {
+    /**
+     * One map's hops in flight by key. A key with one hop in flight and nothing queued behind it maps to that hop's
+     * {@link Pending} itself, so a decision alone on its key costs one insert and one removal here and nothing else
+     * (no lane, no lock); the first arrival behind it replaces it with a {@link Lane}.
+     */
+    private static final class Home extends ConcurrentHashMap<String, Object> {
         private static final long serialVersionUID = 1L;
-        final transient Function<String, Lane> newLane = key -> new Lane(key, this);
     }
 
     /**
-     * One key's queue and its hops in flight (normally at most one; one more per stall, see
+     * One key's queue and its hops in flight (at least one while it is in its {@link #home}; one more per stall, see
      * {@link #hopFor}); guarded by itself.
      */
     private static final class Lane {
         final String key;
         final Home home;
-        final ArrayDeque<Pending> queue = new ArrayDeque<>();
+        /** Created on the first decision queued. */
+        ArrayDeque<Pending> queue;
         int inFlight;
         long lastSendNanos;
-        /** Idle and out of {@link #home}: an arrival that still found it takes a new lane. */
+        /** Idle and out of {@link #home}: an arrival that still found it starts over. */
         boolean retired;
 
-        Lane(String key, Home home) {
+        Lane(String key, Home home, int inFlight, long lastSendNanos) {
             this.key = key;
             this.home = home;
+            this.inFlight = inFlight;
+            this.lastSendNanos = lastSendNanos;
+        }
+
+        int queued() {
+            return queue == null ? 0 : queue.size();
+        }
+
+        void enqueue(Pending p) {
+            if (queue == null) {
+                queue = new ArrayDeque<>();
+            }
+            queue.add(p);
         }
     }
 
     /**
-     * What one hop sends: requests of one lane (one key and map), in arrival order, never empty.
-     * {@link #lane} is {@code null} when coalescing is off.
+     * What one hop sends: requests of one key and map, in arrival order, never empty. {@link #lane} is the key's
+     * lane, or {@code null} for a decision that left alone (with coalescing on, marked in flight by itself in its
+     * map's {@link Home}).
      */
     private static final class Hop {
         final Lane lane;
@@ -397,23 +418,41 @@ public final class Coalescer {
             return new Hop(null, List.of(p));
         }
         Home home = lanes.get(p.request.durability());
+        String key = p.request.key();
         Hop taken;
         while (true) {
-            Lane lane = home.computeIfAbsent(p.request.key(), home.newLane);
+            long now = System.nanoTime();
+            p.sentNanos = now; // before it is published: an arrival behind it reads it
+            Object held = home.putIfAbsent(key, p);
+            if (held == null) {
+                return new Hop(null, List.of(p)); // nothing in flight on the key: alone, at once
+            }
+            if (held instanceof Pending alone) {
+                // One hop in flight and nothing queued: a lane takes its place, with this arrival queued, or, past
+                // the stall, sent as a second hop in flight. Built before it is published, so no lock yet.
+                boolean stalled = stallNanos == 0 || now - alone.sentNanos > stallNanos;
+                Lane lane = new Lane(key, home, stalled ? 2 : 1, stalled ? now : alone.sentNanos);
+                if (!stalled) {
+                    lane.enqueue(p);
+                }
+                if (!home.replace(key, alone, lane)) {
+                    continue; // that hop came back meanwhile, or another arrival made the lane first
+                }
+                if (!stalled) {
+                    return null;
+                }
+                stalls.increment();
+                return new Hop(lane, List.of(p));
+            }
+            Lane lane = (Lane) held;
             synchronized (lane) {
                 if (lane.retired) {
                     continue; // left idle and removed since this thread found it
                 }
-                long now = System.nanoTime();
-                if (lane.inFlight == 0) {
-                    lane.inFlight = 1;
-                    lane.lastSendNanos = now;
-                    return new Hop(lane, List.of(p));
-                }
-                if (lane.queue.size() >= coalescing.maxQueuedPerKey()) {
+                if (lane.queued() >= coalescing.maxQueuedPerKey()) {
                     taken = null;
                 } else {
-                    lane.queue.add(p);
+                    lane.enqueue(p);
                     if (stallNanos > 0 && now - lane.lastSendNanos <= stallNanos) {
                         return null;
                     }
@@ -437,17 +476,26 @@ public final class Coalescer {
     /**
      * A hop came back: returns the next hop of its lane (what queued meanwhile, within the batch bounds), or
      * {@code null} when nothing did: the lane is then idle, and removed unless another hop is in flight;
-     * called once per hop.
+     * called once per hop. A hop that left alone and found nobody behind it only unmarks its key.
      */
     private Hop nextHop(Hop done) {
         Lane lane = done.lane;
         if (lane == null) {
-            return null;
+            if (!coalescing.enabled()) {
+                return null;
+            }
+            Pending alone = done.requests.get(0);
+            Home home = lanes.get(alone.request.durability());
+            if (home.remove(alone.request.key(), alone)) {
+                return null;
+            }
+            // An arrival put a lane in its place, counting this hop in flight: it stays until this hop is done.
+            lane = (Lane) home.get(alone.request.key());
         }
         Hop taken;
         synchronized (lane) {
             long now = System.nanoTime();
-            taken = lane.queue.isEmpty() ? null : take(lane, now);
+            taken = lane.queued() == 0 ? null : take(lane, now);
             if (taken == null || taken.requests.isEmpty()) {
                 // this hop's slot is released; take() leaves the queue empty when it takes nothing
                 if (--lane.inFlight == 0) {
@@ -465,7 +513,7 @@ public final class Coalescer {
     private Hop take(Lane lane, long now) {
         Hop hop = new Hop(lane, new ArrayList<>());
         int bytes = 0;
-        while (!lane.queue.isEmpty() && hop.requests.size() < coalescing.maxBatchRequests()) {
+        while (lane.queued() > 0 && hop.requests.size() < coalescing.maxBatchRequests()) {
             Pending p = lane.queue.peek();
             if (p.isDone()) {
                 lane.queue.poll();
@@ -520,6 +568,8 @@ public final class Coalescer {
          */
         CompletableFuture<? extends Outcomes> direct;
         Hop hop;
+        /** When it left alone on its key with coalescing on (a {@link System#nanoTime()} reading), for the stall. */
+        long sentNanos;
 
         Pending(StepRequest request, long deadline) {
             this.request = request;

@@ -113,6 +113,32 @@ final class CoalescerTest {
         assertEquals(0, coalescer.queued());
     }
 
+    /**
+     * A call alone on its key leaves nothing behind once answered: the next request of that key is a call of its own,
+     * at once, and after a lane came and went the key is alone again.
+     */
+    @Test
+    void aloneOnItsKey_leavesNothingBehind_andTheKeyIsAloneAgainAfterALane() throws Exception {
+        HeldStore store = new HeldStore();
+        Coalescer coalescer = new Coalescer(store, Coalescing.on());
+        CompletableFuture<Verdict> first = coalescer.submit(acquire("k", 1), Long.MAX_VALUE);
+        store.answer(0);
+        assertEquals(1, first.get(1, TimeUnit.SECONDS).remaining());
+        coalescer.submit(acquire("k", 2), Long.MAX_VALUE);
+        assertEquals(2, store.calls.size(), "sent at once: nothing was in flight on its key");
+        CompletableFuture<Verdict> behind = coalescer.submit(acquire("k", 3), Long.MAX_VALUE);
+        assertEquals(1, coalescer.queued());
+        store.answer(1);
+        assertEquals(3, store.calls.size(), "the request behind the lone call went when it came back");
+        store.answer(2);
+        assertEquals(3, behind.get(1, TimeUnit.SECONDS).remaining());
+        CompletableFuture<Verdict> last = coalescer.submit(acquire("k", 4), Long.MAX_VALUE);
+        assertEquals(4, store.calls.size(), "the lane left with its last call: alone again, sent at once");
+        store.answer(3);
+        assertEquals(4, last.get(1, TimeUnit.SECONDS).remaining());
+        assertEquals(0, coalescer.queued());
+    }
+
     @Test
     void fullQueue_failsAtOnce_retryably_andNothingIsSent() {
         HeldStore store = new HeldStore();
