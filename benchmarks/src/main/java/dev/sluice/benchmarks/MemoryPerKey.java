@@ -10,6 +10,8 @@ import dev.sluice.limiter.LimiterOptions;
 import dev.sluice.limiter.RateLimiters;
 import dev.sluice.limiter.local.LocalRateLimiters;
 import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -112,10 +114,14 @@ final class MemoryPerKey {
         try (contender) {
             fill(contender, 0, PRIMING);
             long before = usedHeapAfterGc();
-            Map<String, Long> classesBefore = classHistogram();
+            // Kept in a file until the second histogram is taken, so that it does not count as growth itself.
+            Path histogramBefore = Files.createTempFile("sluice-memory", ".histogram");
+            Files.writeString(histogramBefore, classHistogram());
             fill(contender, PRIMING, n);
             long after = usedHeapAfterGc();
-            Map<String, Long> classesAfter = classHistogram();
+            Map<String, Long> classesAfter = bytesByClass(classHistogram());
+            Map<String, Long> classesBefore = bytesByClass(Files.readString(histogramBefore));
+            Files.delete(histogramBefore);
             long live = classesAfter.values().stream().mapToLong(Long::longValue).sum()
                     - classesBefore.values().stream().mapToLong(Long::longValue).sum();
             return new Row(name, map, n, entries.getAsLong(), (after - before) / (double) (n - PRIMING),
@@ -130,11 +136,15 @@ final class MemoryPerKey {
         Exhaust.decideOnce(contender, from, to, true);
     }
 
-    /** Bytes of live instances by class, from the JVM's class histogram (which collects first). */
-    private static Map<String, Long> classHistogram() throws Exception {
-        String table = (String) ManagementFactory.getPlatformMBeanServer().invoke(
+    /** The JVM's class histogram of live instances (it collects first), as {@code jcmd GC.class_histogram} prints it. */
+    private static String classHistogram() throws Exception {
+        return (String) ManagementFactory.getPlatformMBeanServer().invoke(
                 new ObjectName("com.sun.management:type=DiagnosticCommand"), "gcClassHistogram",
                 new Object[] {new String[0]}, new String[] {String[].class.getName()});
+    }
+
+    /** Bytes of live instances by class name, from a {@link #classHistogram}. */
+    private static Map<String, Long> bytesByClass(String table) {
         Map<String, Long> bytes = new HashMap<>();
         for (String line : table.split("\n")) {
             String[] f = line.trim().split("\\s+");
