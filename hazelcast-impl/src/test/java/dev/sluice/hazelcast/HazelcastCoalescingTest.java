@@ -22,6 +22,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -219,6 +220,9 @@ final class HazelcastCoalescingTest {
                 assertEquals(30 * 50, IntStream.of(hammer(keys, 3_000)).sum());
                 assertTrue(store.coalescer.calls() < store.coalescer.decisions());
             }
+            // The second member joined just before: its partitions may still be migrating, and their backups be
+            // copied. Only a cluster whose every replica is in sync promises to lose nothing with a member.
+            awaitClusterSafe(a);
             IMap<String, long[]> map = a.getMap(SluiceHazelcast.DEFAULT_MAP_NAME);
             Map<String, long[]> before = new HashMap<>();
             for (String name : names) {
@@ -232,6 +236,14 @@ final class HazelcastCoalescingTest {
         } finally {
             a.getLifecycleService().terminate();
             b.getLifecycleService().terminate();
+        }
+    }
+
+    private static void awaitClusterSafe(HazelcastInstance member) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (!member.getPartitionService().isClusterSafe()) {
+            assertTrue(System.nanoTime() < deadline, "the cluster did not become safe within 60 s");
+            Thread.sleep(20);
         }
     }
 }
