@@ -447,7 +447,9 @@ final class HazelcastInternals {
             Object store = RECORD_STORE.invokeExact(member, partitionId, mapName);
             return new PartitionRecords(store, SERIALIZATION_SERVICE.invokeExact(member));
         } catch (Throwable e) {
-            disable(PARTITION_RECORDS, e);
+            if (instance.getLifecycleService().isRunning()) { // a member shutting down says nothing of the path
+                disable(PARTITION_RECORDS, e);
+            }
             return null;
         }
     }
