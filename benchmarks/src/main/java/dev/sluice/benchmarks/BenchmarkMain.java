@@ -154,6 +154,10 @@ public final class BenchmarkMain {
 
     /** Runs the smoke mode and returns its report (for the test run by {@code mvn verify}). */
     static String smoke(Path out) throws Exception {
+        // Another build on the machine may run its smoke at the same time: free ports for every member, and JMH's
+        // machine-wide lock (which keeps real measurements apart) ignored.
+        System.setProperty(BenchCluster.FREE_PORTS_PROPERTY, "true");
+        System.setProperty("jmh.ignoreLock", "true");
         BenchmarkMain main = new BenchmarkMain(true, out, 1, 1, 1);
         main.rounds = 1;
         return main.run("--smoke");
@@ -188,7 +192,8 @@ public final class BenchmarkMain {
         try {
             List<Pass> passes = passes(redis).stream().filter(p -> only.isEmpty() || only.contains(p.name())).toList();
             if (smoke) {
-                jvmArgs.add("-D" + DecisionBench.EMBEDDED_PROPERTY + "=solo");
+                jvmArgs.add("-D" + DecisionBench.EMBEDDED_PROPERTY + "=solo:" + BenchCluster.port(6141));
+                jvmArgs.add("-D" + BenchCluster.FREE_PORTS_PROPERTY + "=" + Boolean.getBoolean(BenchCluster.FREE_PORTS_PROPERTY));
             } else if (!passes.isEmpty()) { // none for the passes outside JMH alone (cpu, memory, inflight)
                 members.addAll(BenchCluster.startMemberJvms(DecisionBench.EMBEDDED_CLUSTER,
                         DecisionBench.EMBEDDED_EXTERNAL_PORT));

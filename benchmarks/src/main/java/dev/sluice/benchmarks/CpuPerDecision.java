@@ -44,8 +44,11 @@ final class CpuPerDecision {
      */
     static List<Row> measure(int keys, int decisions, int rounds) throws Exception {
         List<Row> rows = new ArrayList<>();
-        HazelcastInstance a = BenchCluster.member("sluice-bench-cpu", 6195, List.of("127.0.0.1:6195"));
-        HazelcastInstance b = BenchCluster.member("sluice-bench-cpu", 6196, List.of("127.0.0.1:6195", "127.0.0.1:6196"));
+        int portA = BenchCluster.port(6195);
+        int portB = BenchCluster.port(6196);
+        HazelcastInstance a = BenchCluster.member("sluice-bench-cpu", portA, List.of("127.0.0.1:" + portA));
+        HazelcastInstance b = BenchCluster.member("sluice-bench-cpu", portB,
+                List.of("127.0.0.1:" + portA, "127.0.0.1:" + portB));
         try {
             BenchCluster.awaitSafe(a, 2);
             List<String> names = List.of("sluice", "sluice async", "sluice coalesced", "sluice EPHEMERAL", "raw",

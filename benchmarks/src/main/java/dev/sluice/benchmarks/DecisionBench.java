@@ -41,7 +41,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * half the keys are remote); {@code client}, this JVM is a client of two member JVMs; {@code none} for
  * contenders without Hazelcast. Member JVMs come from {@link BenchmarkMain} (system properties
  * {@value #EMBEDDED_PROPERTY} and {@value #SERVERS_PROPERTY}) so that every run reuses them; without
- * those properties this benchmark starts (and kills) its own. {@code -Dsluice.bench.embedded=solo} makes
+ * those properties this benchmark starts (and kills) its own. {@code -Dsluice.bench.embedded=solo} (or {@code solo:<port>}) makes
  * the embedded topology a single member in this JVM (the smoke mode).
  *
  * <p>Workloads: {@code keys} {@code hot} (one key) or {@code uniform} (100,000 keys, uniformly at
@@ -145,8 +145,10 @@ public class DecisionBench {
         switch (topology) {
             case "embedded": {
                 String external = System.getProperty(EMBEDDED_PROPERTY);
-                if ("solo".equals(external)) {
-                    return BenchCluster.member("sluice-bench-solo", 6141, List.of("127.0.0.1:6141"));
+                if (external != null && external.startsWith("solo")) { // "solo", or "solo:<port>"
+                    int port = external.length() > "solo:".length()
+                            ? Integer.parseInt(external.substring("solo:".length())) : 6141;
+                    return BenchCluster.member("sluice-bench-solo", port, List.of("127.0.0.1:" + port));
                 }
                 String cluster = EMBEDDED_CLUSTER;
                 int externalPort = EMBEDDED_EXTERNAL_PORT;

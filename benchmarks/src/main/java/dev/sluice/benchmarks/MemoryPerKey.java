@@ -73,7 +73,8 @@ final class MemoryPerKey {
                     SluiceContender.openSpec("token-bucket"), SluiceContender.closedSpec("token-bucket"),
                     LimiterOptions.defaults(), key -> true), () -> local.storeStatistics().keys(), () -> 0);
         }
-        HazelcastInstance member = BenchCluster.member("sluice-bench-memory", 6190, List.of("127.0.0.1:6190"));
+        int port = BenchCluster.port(6190);
+        HazelcastInstance member = BenchCluster.member("sluice-bench-memory", port, List.of("127.0.0.1:" + port));
         try {
             String mapName;
             Contender contender;
