@@ -7,7 +7,6 @@ import com.hazelcast.map.EntryProcessor;
 import com.hazelcast.map.ExtendedMapEntry;
 import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
-import dev.sluice.limiter.algorithm.StepRunner.Outcome;
 import java.io.IOException;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -18,8 +17,8 @@ import java.util.concurrent.TimeUnit;
  * with its time-to-live where entries still carry one ({@link ExpirySweep}). A {@code null} state removes the entry.
  * Answers {@code null}.
  *
- * <p>Also the one place a Sluice entry is written: {@link #apply} applies a step's {@link Outcome} on the
- * primary, {@link #write} stores a state (or removes the entry) on the primary and on every backup.
+ * <p>Also the one place a Sluice entry is written: {@link #write} stores a state (or removes the entry) on the
+ * primary and on every backup.
  *
  * @param <R> the result type the primary processor declares
  */
@@ -56,20 +55,6 @@ final class SetStateProcessor<R> extends WireObject implements EntryProcessor<St
         return null;
     }
 
-    /**
-     * Applies a step's outcome to the entry: {@link Outcome.Action#WRITE} stores the new state with its TTL
-     * ({@link #write}), {@link Outcome.Action#REMOVE} removes the entry, {@link Outcome.Action#KEEP} leaves
-     * it untouched.
-     *
-     * @return whether the entry changed (and so whether a backup must copy it)
-     */
-    static boolean apply(Map.Entry<String, long[]> entry, Outcome outcome) {
-        if (!outcome.changes()) {
-            return false;
-        }
-        write(entry, outcome.state(), outcome.ttlMillis(), null); // a removal's state is null
-        return true;
-    }
 
     /**
      * Stores {@code state} ({@linkplain StoredState packed}) with its TTL, or removes the entry when it is null
