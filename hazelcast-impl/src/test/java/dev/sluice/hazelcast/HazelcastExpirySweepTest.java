@@ -151,6 +151,11 @@ final class HazelcastExpirySweepTest {
             assertTrue(view.getExpirationTime() < Long.MAX_VALUE, "written with a TTL: " + view);
             notSweeping.getLifecycleService().terminate();
             await(() -> registry.active, "alone, the member sweeps again");
+            // The next write clears the TTL the mixed cluster gave: kept, it would end the entry before its state.
+            Verdict second = decide(map, key, LimitSpec.fixedWindow(3, Duration.ofMinutes(10)));
+            assertEquals(1, second.remaining(), "the same state, both decisions in it");
+            EntryView<String, long[]> rewritten = map.getEntryView(key);
+            assertEquals(Long.MAX_VALUE, rewritten.getExpirationTime(), "the TTL cleared: " + rewritten);
         } finally {
             sweeping.getLifecycleService().terminate();
             notSweeping.getLifecycleService().terminate();
