@@ -123,7 +123,7 @@ final class PublishedArtifactsTest {
 
     @Test
     void everyPublishedModule_hasItsJarSourcesJavadocAndCentralMetadata() throws Exception {
-        assertNotNull(VERSION, "sluice.version is set by the it-tests POM");
+        assertNotNull(VERSION, "sluice.version is set by the release-checks POM");
         Element parent = pom(ROOT.resolve("pom.xml")).getDocumentElement();
         assertCentralMetadata("sluice-parent", parent, null);
         // Without these attributes Maven appends each module's artifactId to the inherited url and scm.
