@@ -229,7 +229,8 @@ final class FaultOwnerKilledTest {
             StringBuilder report = new StringBuilder(RealTimeAccuracy.Result.header());
             results.forEach(r -> report.append('\n').append(r.row()));
             System.out.println("[faults] scenario 1, real clock, owner of every key killed 3 s in:\n" + report);
-            assertAll(results.stream().map(r -> () -> assertTrue(r.ok(), r.row())));
+            // Safety only: the kill's uncounted charges (the class comment) leave refusals the grants cannot explain.
+            assertAll(results.stream().map(r -> () -> assertTrue(r.safe(), r.row())));
             factories.forEach(RateLimiters::close);
         }
     }
