@@ -19,6 +19,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * the machine barely changes (unlike wall time): two members in this JVM on real loopback TCP (so the
  * owner's work, the backup, both sides of the network and the caller are all counted), 8 caller
  * threads, 20,000 keys uniform (open keys for grants; 90% spent keys for refusals), then the process's CPU time ÷ decisions.
+ * The {@code create} outcome (not run unless asked for) decides each time on a key never decided before: what a
+ * store pays to create a key's state, the set-up of every new client.
  */
 final class CpuPerDecision {
     /**
@@ -60,8 +62,11 @@ final class CpuPerDecision {
                 names = names.stream().filter(wanted::contains).toList();
             }
             List<Contender> contenders = new ArrayList<>();
+            // Fresh keys for the create outcome lie past the ones the others draw from, one run's worth per run.
+            int created = List.of(System.getProperty("sluice.bench.cpu.outcomes", "").split(",")).contains("create")
+                    ? (rounds + 1) * decisions : 0;
             for (String name : names) {
-                Contender c = contender(a, name, keys);
+                Contender c = contender(a, name, keys + created);
                 contenders.add(c);
                 if (!name.startsWith("raw")) {
                     Exhaust.closedKeys(c, keys);
@@ -120,8 +125,13 @@ final class CpuPerDecision {
         }
     }
 
+    /** Per contender, the next key no run has decided on (the create outcome). */
+    private static final Map<Contender, AtomicLong> fresh = new java.util.IdentityHashMap<>();
+
     private static Row run(Contender c, int keys, String outcome, int decisions, String name)
             throws InterruptedException {
+        boolean create = outcome.equals("create");
+        AtomicLong next = fresh.computeIfAbsent(c, x -> new AtomicLong(keys));
         var os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
         AtomicLong left = new AtomicLong(decisions);
         AtomicLong granted = new AtomicLong();
@@ -133,7 +143,8 @@ final class CpuPerDecision {
             threads[t] = new Thread(() -> {
                 ThreadLocalRandom r = ThreadLocalRandom.current();
                 while (left.decrementAndGet() >= 0) {
-                    if (c.decide(r.nextInt(keys), r.nextInt(100) < openPercent)) {
+                    int key = create ? (int) next.getAndIncrement() : r.nextInt(keys);
+                    if (c.decide(key, create || r.nextInt(100) < openPercent)) {
                         granted.incrementAndGet();
                     }
                 }
