@@ -61,29 +61,30 @@ final class CpuPerDecision {
                 List<String> wanted = List.of(only.split(","));
                 names = names.stream().filter(wanted::contains).toList();
             }
-            List<Contender> contenders = new ArrayList<>();
+            // -Dsluice.bench.cpu.outcomes=grant: one outcome only, e.g. so a profile holds nothing else
+            List<String> outcomes = List.of(System.getProperty("sluice.bench.cpu.outcomes", "grant,refuse").split(","));
             // Fresh keys for the create outcome lie past the ones the others draw from, one run's worth per run.
-            int created = List.of(System.getProperty("sluice.bench.cpu.outcomes", "").split(",")).contains("create")
-                    ? (rounds + 1) * decisions : 0;
+            int created = outcomes.contains("create") ? (rounds + 1) * decisions : 0;
+            List<Contender> contenders = new ArrayList<>();
+            List<AtomicLong> fresh = new ArrayList<>();
             for (String name : names) {
                 Contender c = contender(a, name, keys + created);
                 contenders.add(c);
+                fresh.add(new AtomicLong(keys));
                 if (!name.startsWith("raw")) {
                     Exhaust.closedKeys(c, keys);
                 }
             }
-            // -Dsluice.bench.cpu.outcomes=grant: one outcome only, e.g. so a profile holds nothing else
-            List<String> outcomes = List.of(System.getProperty("sluice.bench.cpu.outcomes", "grant,refuse").split(","));
             for (String outcome : outcomes) {
                 for (int i = 0; i < names.size(); i++) {
-                    run(contenders.get(i), keys, outcome, decisions / 2, names.get(i));
+                    run(contenders.get(i), fresh.get(i), keys, outcome, decisions / 2, names.get(i));
                 }
                 Map<String, List<Row>> byContender = new LinkedHashMap<>();
                 for (int round = 0; round < rounds; round++) {
                     for (int j = 0; j < names.size(); j++) {
                         int i = (j + round) % names.size();
                         byContender.computeIfAbsent(names.get(i), k -> new ArrayList<>())
-                                .add(run(contenders.get(i), keys, outcome, decisions, names.get(i)));
+                                .add(run(contenders.get(i), fresh.get(i), keys, outcome, decisions, names.get(i)));
                     }
                 }
                 for (List<Row> runs : byContender.values()) {
@@ -125,13 +126,10 @@ final class CpuPerDecision {
         }
     }
 
-    /** Per contender, the next key no run has decided on (the create outcome). */
-    private static final Map<Contender, AtomicLong> fresh = new java.util.IdentityHashMap<>();
-
-    private static Row run(Contender c, int keys, String outcome, int decisions, String name)
+    /** {@code next}: the contender's next key that no run has decided on (the create outcome). */
+    private static Row run(Contender c, AtomicLong next, int keys, String outcome, int decisions, String name)
             throws InterruptedException {
         boolean create = outcome.equals("create");
-        AtomicLong next = fresh.computeIfAbsent(c, x -> new AtomicLong(keys));
         var os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
         AtomicLong left = new AtomicLong(decisions);
         AtomicLong granted = new AtomicLong();

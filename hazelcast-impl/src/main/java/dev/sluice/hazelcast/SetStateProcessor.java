@@ -55,7 +55,6 @@ final class SetStateProcessor<R> extends WireObject implements EntryProcessor<St
         return null;
     }
 
-
     /**
      * Stores {@code state} ({@linkplain StoredState packed}) with its TTL, or removes the entry when it is null
      * or has no time left; returns what it stored ({@code null}: removed).
