@@ -11,6 +11,7 @@ import dev.sluice.limiter.LimiterOptions;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -42,6 +43,8 @@ import redis.clients.jedis.JedisPooled;
  */
 public final class InflightDriver {
     static final String READY = "INFLIGHT-DRIVER-READY";
+    /** Sluice's decision timeout in this load JVM, in milliseconds; the default's when unset. */
+    static final String DECISION_TIMEOUT_PROPERTY = "sluice.bench.inflight.decisionTimeoutMillis";
 
     private final HazelcastInstance hazelcast;
     private final int index;
@@ -236,7 +239,12 @@ public final class InflightDriver {
 
     /** Both Sluice contenders decide on the same limiter name, so they share state (one sweep serves both). */
     private Contender newContender(String name) {
-        LimiterOptions replicated = LimiterOptions.builder().durability(Durability.REPLICATED).build();
+        LimiterOptions.Builder options = LimiterOptions.builder().durability(Durability.REPLICATED);
+        Long timeoutMillis = Long.getLong(DECISION_TIMEOUT_PROPERTY); // passed by sluice.bench.inflight.jvmOptions
+        if (timeoutMillis != null) {
+            options.decisionTimeout(Duration.ofMillis(timeoutMillis));
+        }
+        LimiterOptions replicated = options.build();
         return switch (name) {
             case "sluice-coalesced", "sluice" -> new SluiceContender(HazelcastRateLimiters.create(hazelcast,
                     name.equals("sluice") ? Coalescing.disabled() : Coalescing.on()), true, maxKeys,

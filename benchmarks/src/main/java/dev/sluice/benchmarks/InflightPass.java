@@ -269,6 +269,10 @@ final class InflightPass {
             command.add(System.getProperty("java.home") + File.separator + "bin" + File.separator + "java");
             command.addAll(List.of("-Xmx" + heap, "-XX:+UseParallelGC"));
             command.addAll(BenchCluster.HAZELCAST_OPENS);
+            String extra = System.getProperty("sluice.bench.inflight.jvmOptions", "").trim();
+            if (!extra.isEmpty()) { // a profiler's, say: -XX:StartFlightRecording=filename=driver.jfr
+                command.addAll(Arrays.asList(extra.replace("{index}", Integer.toString(index)).split("\\s+")));
+            }
             if (!BenchCluster.capacityBound()) {
                 command.add("-D" + BenchCluster.CAPACITY_PROPERTY + "=off");
             }
