@@ -100,7 +100,7 @@ final class GatewayFormsTest {
     @Test
     void requestRateLimiterForm_everyPolicyNamedIsEnforced() throws Exception {
         List<Answer> answers = List.of(send("GET", "/rrl/x"), send("GET", "/rrl/x"), send("GET", "/rrl/x"));
-        assertThat(answers).extracting(Answer::status).containsExactly(200, 200, 429);
+        assertThat(answers).as("the answers: %s", answers).extracting(Answer::status).containsExactly(200, 200, 429);
         assertThat(answers.get(2).head()).contains("RateLimit-Policy: \"rrl-tight\";q=2");
     }
 
@@ -168,7 +168,9 @@ final class GatewayFormsTest {
 
     private static void assertEveryPolicyEnforced(String path, String tight) throws Exception {
         List<Answer> answers = List.of(send("GET", path), send("GET", path), send("GET", path));
-        assertThat(answers).extracting(Answer::status).containsExactly(200, 200, 429);
+        // An unexpected status carries the whole answers, so a gateway error names its cause.
+        assertThat(answers).as("the answers to three GET %s: %s", path, answers).extracting(Answer::status)
+                .containsExactly(200, 200, 429);
         assertThat(answers.get(0).head()).containsPattern("RateLimit-Policy: .*\"wide\";q=100;w=600")
                 .containsPattern("RateLimit-Policy: .*\"" + tight + "\";q=2;w=600");
         assertThat(answers.get(2).body()).contains("\"violated-policies\":[\"" + tight + "\"]");
