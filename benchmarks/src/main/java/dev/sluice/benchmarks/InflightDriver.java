@@ -240,7 +240,7 @@ public final class InflightDriver {
     /** Both Sluice contenders decide on the same limiter name, so they share state (one sweep serves both). */
     private Contender newContender(String name) {
         LimiterOptions.Builder options = LimiterOptions.builder().durability(Durability.REPLICATED);
-        Long timeoutMillis = Long.getLong(DECISION_TIMEOUT_PROPERTY); // passed by sluice.bench.inflight.jvmOptions
+        Long timeoutMillis = Long.getLong(DECISION_TIMEOUT_PROPERTY); // handed on by the pass
         if (timeoutMillis != null) {
             options.decisionTimeout(Duration.ofMillis(timeoutMillis));
         }

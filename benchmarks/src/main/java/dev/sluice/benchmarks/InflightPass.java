@@ -269,6 +269,10 @@ final class InflightPass {
             command.add(System.getProperty("java.home") + File.separator + "bin" + File.separator + "java");
             command.addAll(List.of("-Xmx" + heap, "-XX:+UseParallelGC"));
             command.addAll(BenchCluster.HAZELCAST_OPENS);
+            String timeout = System.getProperty(InflightDriver.DECISION_TIMEOUT_PROPERTY);
+            if (timeout != null) {
+                command.add("-D" + InflightDriver.DECISION_TIMEOUT_PROPERTY + "=" + timeout);
+            }
             String extra = System.getProperty("sluice.bench.inflight.jvmOptions", "").trim();
             if (!extra.isEmpty()) { // a profiler's, say: -XX:StartFlightRecording=filename=driver.jfr
                 command.addAll(Arrays.asList(extra.replace("{index}", Integer.toString(index)).split("\\s+")));
