@@ -240,9 +240,14 @@ public final class InflightDriver {
     /** Both Sluice contenders decide on the same limiter name, so they share state (one sweep serves both). */
     private Contender newContender(String name) {
         LimiterOptions.Builder options = LimiterOptions.builder().durability(Durability.REPLICATED);
-        Long timeoutMillis = Long.getLong(DECISION_TIMEOUT_PROPERTY); // handed on by the pass
+        String timeoutMillis = System.getProperty(DECISION_TIMEOUT_PROPERTY); // handed on by the pass
         if (timeoutMillis != null) {
-            options.decisionTimeout(Duration.ofMillis(timeoutMillis));
+            try {
+                options.decisionTimeout(Duration.ofMillis(Long.parseLong(timeoutMillis.trim())));
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("-D" + DECISION_TIMEOUT_PROPERTY + "=" + timeoutMillis
+                        + ": expected a whole number of milliseconds", e);
+            }
         }
         LimiterOptions replicated = options.build();
         return switch (name) {
