@@ -2,13 +2,11 @@ package dev.sluice.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.sun.net.httpserver.HttpServer;
 import dev.sluice.gateway.app.GatewayApp;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
@@ -35,8 +33,7 @@ import org.springframework.context.ConfigurableApplicationContext;
  */
 @ExtendWith(OutputCaptureExtension.class)
 final class GatewayFormsTest {
-    private static final String ROUTES = "--spring.cloud.gateway.server.webflux.routes";
-    private static HttpServer backend;
+    private static Backend backend;
     private static final Queue<String> received = new ConcurrentLinkedQueue<>();
     private static ConfigurableApplicationContext gateway;
     private static int port;
@@ -44,28 +41,26 @@ final class GatewayFormsTest {
 
     @BeforeAll
     static void start(CapturedOutput output) throws Exception {
-        backend = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-        backend.createContext("/", exchange -> {
+        backend = Backend.answering(exchange -> {
             received.add(exchange.getRequestURI().getRawPath());
             exchange.getRequestBody().readAllBytes();
             exchange.sendResponseHeaders(200, -1);
             exchange.close();
         });
-        backend.start();
         port = freePort();
         List<String> args = new ArrayList<>(policies("wide=100", "short-tight=2", "long-tight=2", "list-tight=2",
                 "rrl-tight=2", "login=2", "shared=5", "everyone=1000"));
         args.addAll(List.of("--server.port=" + port, "--spring.main.web-application-type=reactive",
                 "--sluice.routes.shared.pattern=/both/x", "--sluice.routes.shared.policy=shared"));
-        args.addAll(route(0, "short", "/short/**", "[0]=Sluice=wide,short-tight"));
-        args.addAll(route(1, "long", "/long/**", "[0].name=Sluice", "[0].args.policies=wide, long-tight"));
-        args.addAll(route(2, "list", "/list/**", "[0].name=Sluice", "[0].args.policies[0]=wide",
+        args.addAll(backend.route(0, "short", "/short/**", "[0]=Sluice=wide,short-tight"));
+        args.addAll(backend.route(1, "long", "/long/**", "[0].name=Sluice", "[0].args.policies=wide, long-tight"));
+        args.addAll(backend.route(2, "list", "/list/**", "[0].name=Sluice", "[0].args.policies[0]=wide",
                 "[0].args.policies[1]=list-tight"));
-        args.addAll(route(3, "rrl", "/rrl/**", "[0].name=RequestRateLimiter",
+        args.addAll(backend.route(3, "rrl", "/rrl/**", "[0].name=RequestRateLimiter",
                 "[0].args[sluice-rate-limiter.policy]=wide, rrl-tight"));
-        args.addAll(route(4, "both", "/both/**", "[0]=Sluice=shared"));
-        args.addAll(route(5, "login", "/api/login", "[0]=Sluice=login"));
-        args.addAll(route(6, "rest", "/**", "[0]=Sluice=everyone"));
+        args.addAll(backend.route(4, "both", "/both/**", "[0]=Sluice=shared"));
+        args.addAll(backend.route(5, "login", "/api/login", "[0]=Sluice=login"));
+        args.addAll(backend.route(6, "rest", "/**", "[0]=Sluice=everyone"));
         gateway = SpringApplication.run(GatewayApp.class, args.toArray(String[]::new));
         startUpOutput = output.getAll();
     }
@@ -76,7 +71,7 @@ final class GatewayFormsTest {
             gateway.close();
         }
         if (backend != null) {
-            backend.stop(0);
+            backend.close();
         }
     }
 
@@ -201,16 +196,6 @@ final class GatewayFormsTest {
             args.add("--sluice.policies." + name + ".algorithm=sliding-log");
             args.add("--sluice.policies." + name + ".permit-limit=" + p.substring(p.indexOf('=') + 1));
             args.add("--sluice.policies." + name + ".window=10m");
-        }
-        return args;
-    }
-
-    private static List<String> route(int index, String id, String path, String... filters) {
-        List<String> args = new ArrayList<>(List.of(ROUTES + "[" + index + "].id=" + id,
-                ROUTES + "[" + index + "].uri=http://127.0.0.1:" + backend.getAddress().getPort(),
-                ROUTES + "[" + index + "].predicates[0]=Path=" + path));
-        for (String f : filters) {
-            args.add(ROUTES + "[" + index + "].filters" + f);
         }
         return args;
     }

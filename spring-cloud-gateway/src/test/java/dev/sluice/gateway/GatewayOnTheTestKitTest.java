@@ -2,7 +2,6 @@ package dev.sluice.gateway;
 
 import static dev.sluice.test.SluiceAssertions.assertThat;
 
-import com.sun.net.httpserver.HttpServer;
 import dev.sluice.gateway.app.GatewayApp;
 import dev.sluice.limiter.local.ManualClock;
 import dev.sluice.test.spring.AutoConfigureSluiceTest;
@@ -12,7 +11,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
-import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -39,7 +37,7 @@ import org.springframework.test.context.DynamicPropertySource;
 @AutoConfigureSluiceTest
 final class GatewayOnTheTestKitTest {
     private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-    private static final HttpServer BACKEND = backend();
+    private static final Backend BACKEND = backend();
 
     @LocalServerPort
     int port;
@@ -48,16 +46,9 @@ final class GatewayOnTheTestKitTest {
     ManualClock clock;
 
     /** The service behind the gateway: answers 200 to everything. */
-    private static HttpServer backend() {
+    private static Backend backend() {
         try {
-            HttpServer backend = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-            backend.createContext("/", exchange -> {
-                exchange.getRequestBody().readAllBytes();
-                exchange.sendResponseHeaders(200, -1);
-                exchange.close();
-            });
-            backend.start();
-            return backend;
+            return Backend.ok();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -65,12 +56,12 @@ final class GatewayOnTheTestKitTest {
 
     @DynamicPropertySource
     static void backendUri(DynamicPropertyRegistry registry) {
-        registry.add("backend.uri", () -> "http://127.0.0.1:" + BACKEND.getAddress().getPort());
+        registry.add("backend.uri", BACKEND::uri);
     }
 
     @AfterAll
     static void stopBackend() {
-        BACKEND.stop(0);
+        BACKEND.close();
     }
 
     private HttpResponse<String> send(String method, String path) throws Exception {

@@ -5,16 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.hazelcast.config.Config;
 import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
-import com.sun.net.httpserver.HttpServer;
 import dev.sluice.gateway.app.GatewayApp;
 import dev.sluice.hazelcast.SluiceHazelcast;
-import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -34,14 +31,7 @@ class GatewayStoreDownTest {
 
     @Test
     void storeDown_eachPolicyAnswersByItsFailureMode() throws Exception {
-        HttpServer backend = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-        backend.createContext("/", exchange -> {
-            byte[] body = "backend".getBytes(StandardCharsets.UTF_8);
-            exchange.sendResponseHeaders(200, body.length);
-            exchange.getResponseBody().write(body);
-            exchange.close();
-        });
-        backend.start();
+        Backend backend = Backend.echoing(path -> "backend");
         String cluster = "sluice-gateway-down-" + UUID.randomUUID();
         int memberPort = freePort();
         Config config = SluiceHazelcast.configure(new Config()).setClusterName(cluster);
@@ -60,7 +50,7 @@ class GatewayStoreDownTest {
                   network: {cluster-members: [127.0.0.1:%d]}
                   connection-strategy: {reconnect-mode: ASYNC}
                 """.formatted(cluster, memberPort));
-        String uri = "http://127.0.0.1:" + backend.getAddress().getPort();
+        String uri = backend.uri();
         String routes = "--spring.cloud.gateway.server.webflux.routes";
         int port = freePort();
         try (ConfigurableApplicationContext gateway = SpringApplication.run(GatewayApp.class, "--server.port=" + port,
@@ -103,7 +93,7 @@ class GatewayStoreDownTest {
             assertThat(refused.headers().firstValue("RateLimit-Degraded")).hasValue("true");
         } finally {
             member.getLifecycleService().terminate();
-            backend.stop(0);
+            backend.close();
         }
     }
 

@@ -2,9 +2,7 @@ package dev.sluice.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.sun.net.httpserver.HttpServer;
 import dev.sluice.gateway.app.GatewayApp;
-import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -32,18 +30,11 @@ final class ReadmeGatewayExampleTest {
         assertThat(readme).contains("<artifactId>spring-cloud-dependencies</artifactId>\n      <version>"
                 + pinned.group(1) + "</version>", "tested with Spring Cloud " + pinned.group(1));
 
-        HttpServer backend = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-        backend.createContext("/", exchange -> {
-            exchange.getRequestBody().readAllBytes();
-            exchange.sendResponseHeaders(200, -1);
-            exchange.close();
-        });
-        backend.start();
         int port = GatewayFormsTest.freePort();
-        try (ConfigurableApplicationContext gateway = SpringApplication.run(GatewayApp.class,
+        try (Backend backend = Backend.ok(); ConfigurableApplicationContext gateway = SpringApplication.run(GatewayApp.class,
                 "--spring.config.location=classpath:readme-gateway.yml", "--server.port=" + port,
                 "--spring.main.web-application-type=reactive",
-                "--backend.uri=http://127.0.0.1:" + backend.getAddress().getPort())) {
+                "--backend.uri=" + backend.uri())) {
             List<Integer> logins = new ArrayList<>();
             for (int i = 0; i < 6; i++) {
                 logins.add(GatewayFormsTest.send(port, "POST", "/login").status());
@@ -56,8 +47,6 @@ final class ReadmeGatewayExampleTest {
             }
             assertThat(api.subList(0, 15)).containsOnly(200);
             assertThat(api.get(15)).isEqualTo(429);
-        } finally {
-            backend.stop(0);
         }
     }
 }

@@ -2,16 +2,13 @@ package dev.sluice.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.sun.net.httpserver.HttpServer;
 import dev.sluice.gateway.app.GatewayApp;
 import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -29,20 +26,13 @@ import org.springframework.context.ConfigurableApplicationContext;
  */
 class TwoGatewaysTest {
     private static final HttpClient HTTP = HttpClient.newHttpClient();
-    private static HttpServer backend;
+    private static Backend backend;
     private static final List<ConfigurableApplicationContext> gateways = new ArrayList<>();
     private static final int[] ports = new int[2];
 
     @BeforeAll
     static void start() throws Exception {
-        backend = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-        backend.createContext("/", exchange -> {
-            byte[] body = ("backend " + exchange.getRequestURI().getPath()).getBytes(StandardCharsets.UTF_8);
-            exchange.sendResponseHeaders(200, body.length);
-            exchange.getResponseBody().write(body);
-            exchange.close();
-        });
-        backend.start();
+        backend = Backend.echoing(path -> "backend " + path);
         int[] members = {freePort(), freePort()};
         Path config = Files.createTempFile("sluice-gateway", ".yaml");
         Files.writeString(config, """
@@ -57,7 +47,7 @@ class TwoGatewaysTest {
                       auto-detection: {enabled: false}
                       tcp-ip: {enabled: true, member-list: [127.0.0.1:%d, 127.0.0.1:%d]}
                 """.formatted(UUID.randomUUID(), members[0], members[0], members[1]));
-        String backendUri = "http://127.0.0.1:" + backend.getAddress().getPort();
+        String backendUri = backend.uri();
         String routes = "--spring.cloud.gateway.server.webflux.routes";
         for (int i = 0; i < 2; i++) {
             ports[i] = freePort();
@@ -80,7 +70,7 @@ class TwoGatewaysTest {
     static void stop() {
         gateways.forEach(ConfigurableApplicationContext::close);
         if (backend != null) {
-            backend.stop(0);
+            backend.close();
         }
     }
 

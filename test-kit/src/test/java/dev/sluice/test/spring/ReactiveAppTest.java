@@ -37,7 +37,9 @@ final class ReactiveAppTest {
 
     @BeforeEach
     void connect() {
-        client = WebTestClient.bindToServer().baseUrl("http://127.0.0.1:" + port).build();
+        // Not the default 5 s: a first call through a path warms it up, seconds on a loaded machine.
+        client = WebTestClient.bindToServer().baseUrl("http://127.0.0.1:" + port).responseTimeout(Duration.ofSeconds(60))
+                .build();
     }
 
     private ResponseAssert get(String path) {
