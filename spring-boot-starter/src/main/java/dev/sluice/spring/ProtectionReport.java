@@ -222,7 +222,9 @@ public final class ProtectionReport {
             }
             boolean sluice = "Sluice".equals(parts.get(".name"));
             parts.forEach((rest, value) -> {
-                if ((sluice && rest.startsWith(".args.")) || rest.endsWith("sluice-rate-limiter.policy")) {
+                // args[sluice-rate-limiter.policy], the form the gateway's documentation gives for a dotted key, too
+                String path = rest.replace('[', '.').replace("]", "");
+                if ((sluice && path.startsWith(".args.")) || path.endsWith(".sluice-rate-limiter.policy")) {
                     for (String p : value.split(",")) {
                         if (!p.isBlank()) {
                             use(p.strip(), "gateway filter " + filter);

@@ -38,6 +38,7 @@ import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * Proxies beans with {@link RateLimited} methods, and checks once every singleton exists that each names a
@@ -339,7 +340,18 @@ final class RateLimitedPostProcessor extends AbstractBeanFactoryAwareAdvisingPos
         private Reactive() {}
 
         static Object error(Class<?> returned, RuntimeException e) {
-            return Mono.class.isAssignableFrom(returned) ? Mono.error(e) : Flux.error(e);
+            Mono<Object> refused = refusal(e);
+            return Mono.class.isAssignableFrom(returned) ? refused : refused.flux();
+        }
+
+        /**
+         * A refusal signalled on Reactor's parallel scheduler. Decided at once (in-process stores, the
+         * pre-filter), it would otherwise be answered within the very call that dispatched a keep-alive request
+         * Reactor Netty had held back, which leaves the connection no longer read, so the client's next request on
+         * it waits forever (reactor-netty#4361, before 1.3.8). A grant goes on where it was made.
+         */
+        private static <T> Mono<T> refusal(RuntimeException e) {
+            return Mono.<T>error(e).publishOn(Schedulers.parallel());
         }
 
         static boolean handles(Class<?> returned) {
@@ -350,7 +362,7 @@ final class RateLimitedPostProcessor extends AbstractBeanFactoryAwareAdvisingPos
                 Function<Lease, RuntimeException> refusal, MethodInvocation invocation) {
             Mono<Lease> granted = Mono.fromFuture(acquire).flatMap(lease -> {
                 RuntimeException refused = refusal.apply(lease);
-                return refused != null ? Mono.error(refused) : Mono.just(lease);
+                return refused != null ? Reactive.<Lease>refusal(refused) : Mono.just(lease);
             });
             if (Mono.class.isAssignableFrom(returned)) {
                 return granted.flatMap(lease -> Mono.usingWhen(Mono.just(lease), l -> (Mono<?>) proceed(invocation),

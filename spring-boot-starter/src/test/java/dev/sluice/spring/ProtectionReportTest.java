@@ -77,6 +77,24 @@ final class ProtectionReportTest {
         });
     }
 
+    /** Bug: a policy named by {@code args[sluice-rate-limiter.policy]} was reported as limiting nothing. */
+    @Test
+    void requestRateLimiterRoutes_inEachSpelling_useTheirPolicies() {
+        runner.withPropertyValues(
+                "spring.cloud.gateway.server.webflux.routes[1].filters[0].name=RequestRateLimiter",
+                "spring.cloud.gateway.server.webflux.routes[1].filters[0].args[sluice-rate-limiter.policy]=tight, reports",
+                "spring.cloud.gateway.server.webflux.routes[2].filters[0].name=RequestRateLimiter",
+                "spring.cloud.gateway.server.webflux.routes[2].filters[0].args.sluice-rate-limiter.policy=edge")
+                .run(context -> {
+                    ProtectionReport report = context.getBean(ProtectionReport.class);
+                    assertThat(report.warnings()).isEmpty();
+                    assertThat(report.uses().get("tight"))
+                            .containsExactly("gateway filter spring.cloud.gateway.server.webflux.routes[1].filters[0]");
+                    assertThat(report.uses().get("edge")).contains(
+                            "gateway filter spring.cloud.gateway.server.webflux.routes[2].filters[0]");
+                });
+    }
+
     @Configuration(proxyBeanMethods = false)
     static class Reports {
         @Bean

@@ -89,6 +89,26 @@ class ReactiveFeaturesTest {
         assertThat(Http.get(port(), "/quota", "X-Test-User", "bob").statusCode()).isEqualTo(200);
     }
 
+    /**
+     * A keep-alive request that arrives while the previous one still runs is held back by Reactor Netty and
+     * dispatched when that one ends; a refusal answered within that dispatch left the connection unread on the
+     * Reactor Netty releases before 1.3.8 (reactor-netty#4361), so the client's next request on it waited forever.
+     * With the in-process store the refusal is decided at once, inside that very call.
+     */
+    @Test
+    void rateLimitedMonoMethod_aRefusalHeldBehindASlowRequest_leavesTheConnectionRead() throws Exception {
+        for (int i = 0; i < 3; i++) {
+            assertThat(Http.get(port(), "/exports/" + i).statusCode()).isEqualTo(200);
+        }
+        try (KeepAliveConnection connection = new KeepAliveConnection(port())) {
+            connection.send("GET /pause", "GET /exports/late");
+            assertThat(connection.status()).isEqualTo(200);
+            assertThat(connection.status()).isEqualTo(429);
+            connection.send("GET /exports/again");
+            assertThat(connection.status()).isEqualTo(429);
+        }
+    }
+
     @Test
     void rateLimitedMonoMethod_takesPermitsOnlyWhenSubscribed() {
         ReactiveApp.Quota quota = app.getBean(ReactiveApp.Quota.class);

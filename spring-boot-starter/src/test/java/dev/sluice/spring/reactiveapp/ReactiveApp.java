@@ -82,7 +82,7 @@ public class ReactiveApp {
             return Mono.just("watched");
         }
 
-        @GetMapping({"/slow", "/queued"})
+        @GetMapping({"/slow", "/queued", "/pause"})
         Mono<String> slow() {
             return Mono.delay(Duration.ofMillis(500)).thenReturn("slow");
         }
