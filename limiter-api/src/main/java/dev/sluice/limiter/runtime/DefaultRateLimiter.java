@@ -313,7 +313,7 @@ final class DefaultRateLimiter implements RateLimiter {
             waiter.future.complete(closedRefusal());
             return waiter.future;
         }
-        if (queue.queuesFirst(permits)) {
+        if (mayQueueOrHold() && queue.queuesFirst(permits)) {
             queue.enqueue(waiter, null);
             return waiter.future;
         }
@@ -360,6 +360,11 @@ final class DefaultRateLimiter implements RateLimiter {
         } else {
             new RateGrant(this, late, permits).refund();
         }
+    }
+
+    /** Whether an acquisition here can wait in the queue or hold a lease; if not, this limiter is never busy. */
+    boolean mayQueueOrHold() {
+        return concurrency || options.queueLimit() > 0;
     }
 
     /** True while this limiter holds waiters or leases, so a partitioned limiter must keep it. */

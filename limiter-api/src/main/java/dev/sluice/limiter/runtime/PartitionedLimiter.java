@@ -190,6 +190,9 @@ final class PartitionedLimiter<P> implements PartitionedRateLimiter<P> {
         if (limiter == null) {
             return CompletableFuture.completedFuture(unknownPlan(permits));
         }
+        if (!limiter.mayQueueOrHold()) {
+            return limiter.acquireAsync(permits); // one decision, never busy: nobody needs to find it again
+        }
         DefaultRateLimiter held = retain(limiter);
         CompletableFuture<Lease> future = held.acquireAsync(permits);
         future.whenComplete((lease, failure) -> releaseIfIdle(held));

@@ -94,6 +94,26 @@ final class PartitionedLimiterTest {
         assertEquals(0, ((PartitionedLimiter<String>) perClient).busyPartitions());
     }
 
+    /** An asynchronous decision that cannot queue or hold a lease keeps nothing here while it is in flight. */
+    @Test
+    void asyncDecisionsInFlight_keepAPartitionOnlyWhereTheyCanQueue() {
+        store.mode = ControllableStore.Mode.ANSWER_LATER;
+        PartitionedLimiter<String> plain = (PartitionedLimiter<String>) limiters.partitioned("plain",
+                LimitSpec.tokenBucket(5, 1, Duration.ofSeconds(1)), LimiterOptions.defaults());
+        PartitionedLimiter<String> queuing = (PartitionedLimiter<String>) limiters.partitioned("queuing",
+                LimitSpec.tokenBucket(5, 1, Duration.ofSeconds(1)), LimiterOptions.builder().queueLimit(1).build());
+        java.util.List<CompletableFuture<Lease>> inFlight = new java.util.ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            inFlight.add(plain.acquireAsync("c" + i, 1));
+            inFlight.add(queuing.acquireAsync("c" + i, 1));
+        }
+        assertEquals(0, plain.busyPartitions());
+        assertEquals(3, queuing.busyPartitions());
+        store.heldAnswers.forEach(Runnable::run);
+        inFlight.forEach(f -> assertTrue(f.join().isAcquired()));
+        assertEquals(0, queuing.busyPartitions());
+    }
+
     /**
      * Regression: past {@value PartitionedLimiter#MAX_BUSY_PARTITIONS} busy partitions a concurrency lease is held
      * by a partition nobody tracks, and closing the partitioned limiter left it renewing until the runtime closed.
