@@ -239,7 +239,8 @@ final class HazelcastCoalescingTest {
         }
     }
 
-    private static void awaitClusterSafe(HazelcastInstance member) throws InterruptedException {
+    /** Until every partition's backups are in place and in sync, as a cluster is between joins and departures. */
+    static void awaitClusterSafe(HazelcastInstance member) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (!member.getPartitionService().isClusterSafe()) {
             assertTrue(System.nanoTime() < deadline, "the cluster did not become safe within 60 s");
