@@ -14,7 +14,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -34,11 +33,13 @@ final class Decider {
     final Coalescer store;
     final ScheduledExecutorService scheduler;
     final Ticker ticker;
+    private final Deadlines deadlines;
 
     Decider(Coalescer store, ScheduledExecutorService scheduler, Ticker ticker) {
         this.store = store;
         this.scheduler = scheduler;
         this.ticker = ticker;
+        this.deadlines = new Deadlines(scheduler, ticker);
     }
 
     /**
@@ -146,10 +147,10 @@ final class Decider {
                     new TimeoutException("no verdict within " + options.decisionTimeout()));
         };
         // The scheduler thread must stay free for deadlines: callers' callbacks run where the store says.
-        ScheduledFuture<?> timeout = scheduler.schedule(callbacks == null ? expire : () -> callbacks.execute(expire),
-                options.decisionTimeout().toNanos(), TimeUnit.NANOSECONDS);
+        Deadlines.Entry timeout = deadlines.add(decision.deadline,
+                callbacks == null ? expire : () -> callbacks.execute(expire));
         decision.result.whenComplete((v, t) -> {
-            timeout.cancel(false);
+            timeout.cancel();
             if (decision.result.isCancelled()) {
                 decision.abandonStep();
             }
