@@ -20,6 +20,7 @@ import dev.sluice.limiter.RateLimiter;
 import dev.sluice.limiter.Ticker;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collections;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CancellationException;
@@ -48,7 +49,8 @@ final class DefaultRateLimiter implements RateLimiter {
     private final BooleanSupplier ownerClosed;
 
     private final WaitQueue queue;
-    private final Set<ConcurrencyLease> liveLeases = ConcurrentHashMap.newKeySet();
+    /** Concurrency leases held here; a rate limiter (one per partition and decision, often) never has any. */
+    private final Set<ConcurrencyLease> liveLeases;
     /** Whether the failure mode is {@link FailureMode#LOCAL}: the store's answers and failures go to the fallback. */
     private final boolean localFallback;
     /** This limiter in the fallback's in-process runtime of the current outage, or {@code null}. */
@@ -75,6 +77,7 @@ final class DefaultRateLimiter implements RateLimiter {
         this.stats = stats;
         this.decider = owner.decider;
         this.concurrency = spec instanceof LimitSpec.Concurrency;
+        this.liveLeases = concurrency ? ConcurrentHashMap.newKeySet() : Collections.emptySet();
         this.onIdle = onIdle;
         this.ownerClosed = ownerClosed;
         this.queue = new WaitQueue(this, decider, options, stats);

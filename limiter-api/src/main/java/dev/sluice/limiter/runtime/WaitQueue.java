@@ -47,7 +47,8 @@ final class WaitQueue {
     private final Stats stats;
 
     private final Object lock = new Object();
-    private final ArrayDeque<Waiter> queue = new ArrayDeque<>();
+    /** Sized for none: a limiter per partition is made for each decision, and most never queue. */
+    private final ArrayDeque<Waiter> queue = new ArrayDeque<>(0);
     private long queuedPermits;
     private boolean pumping;
     private ScheduledFuture<?> pumpTask;
