@@ -10,7 +10,7 @@ import org.apache.commons.logging.LogFactory;
 /**
  * The versions of Hazelcast and Micrometer Sluice was built and tested with, the oldest it supports, and a
  * start-up warning when the application runs one outside that range. Spring Boot's dependency management picks
- * its own (Boot 4.0.7: Hazelcast 5.5.0, Micrometer 1.16.6), inside the range, so a Boot application is not
+ * its own (Boot 4.0.9: Hazelcast 5.5.0, Micrometer 1.16.8), inside the range, so a Boot application is not
  * warned.
  */
 final class BuiltWith {

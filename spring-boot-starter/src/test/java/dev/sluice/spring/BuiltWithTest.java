@@ -17,10 +17,10 @@ class BuiltWithTest {
                 BuiltWith.oldest("hazelcast"), BuiltWith.version("hazelcast"))).isNull();
     }
 
-    /** Every Boot application was warned about the Micrometer Boot manages, 1.16.6. */
+    /** Every Boot application was warned about the Micrometer Boot manages, 1.16.8. */
     @Test
     void bootsManagedVersions_insideTheRange_areNotWarned() {
-        assertThat(BuiltWith.mismatch("micrometer", "1.16.6", BuiltWith.oldest("micrometer"), "1.17.2")).isNull();
+        assertThat(BuiltWith.mismatch("micrometer", "1.16.8", BuiltWith.oldest("micrometer"), "1.17.2")).isNull();
         assertThat(BuiltWith.mismatch("hazelcast", "5.5.0", BuiltWith.oldest("hazelcast"), "5.7.0")).isNull();
         assertThat(BuiltWith.mismatch("hazelcast", "5.3.8", "5.3", "5.7.0")).isNull();
         assertThat(BuiltWith.mismatch("hazelcast", "5.7.1", "5.3", "5.7.0")).isNull();
