@@ -12,7 +12,8 @@ import java.util.concurrent.TimeUnit;
  * rather than one per decision. Almost every decision finishes long before its deadline, and scheduling and
  * cancelling a task for each (the scheduler's lock, and a wake-up of its thread whenever its queue was empty)
  * cost a large share of a decision's own path. A finished decision cancels its entry, which drops the
- * expiry and what it holds; only the small entry stays until its slot's task runs.
+ * expiry and what it holds; and once every entry of a slot is cancelled, the slot drops its entries, so what
+ * is kept is bounded by the decisions in flight, not by the rate times the timeout.
  *
  * <p>An expiry never runs before its deadline on the ticker: a slot's task runs at the slot's start, runs
  * what is due, and schedules what is not (a decision still in flight near its deadline) at the earliest of
@@ -22,12 +23,14 @@ final class Deadlines {
     private static final long SLOT_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     private static final VarHandle HEAD;
     private static final VarHandle EXPIRY;
+    private static final VarHandle LIVE;
 
     static {
         try {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
             HEAD = lookup.findVarHandle(Slot.class, "head", Entry.class);
             EXPIRY = lookup.findVarHandle(Entry.class, "expiry", Runnable.class);
+            LIVE = lookup.findVarHandle(Slot.class, "live", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -53,6 +56,8 @@ final class Deadlines {
         volatile Runnable expiry;
         /** The next entry of the same slot; written before the entry is published, read by the slot's task. */
         Entry next;
+        /** The slot the entry joined; written before the entry is published. */
+        Slot slot;
 
         Entry(long deadline, Runnable expiry) {
             this.deadline = deadline;
@@ -61,7 +66,11 @@ final class Deadlines {
 
         /** Drops the expiry; true if it will never run, false if it already has (or is running). */
         boolean cancel() {
-            return take() != null;
+            if (take() == null) {
+                return false;
+            }
+            slot.release();
+            return true;
         }
 
         Runnable take() {
@@ -73,6 +82,8 @@ final class Deadlines {
     private static final class Slot {
         final long index;
         volatile Entry head;
+        /** Entries pushed and not cancelled, counted up before each push. */
+        volatile int live;
 
         Slot(long index) {
             this.index = index;
@@ -80,16 +91,38 @@ final class Deadlines {
 
         /** False once the slot's task has taken its entries. */
         boolean push(Entry entry) {
+            entry.slot = this;
+            LIVE.getAndAdd(this, 1);
             for (;;) {
                 Entry h = head;
                 if (h == TAKEN) {
-                    return false;
+                    return false; // the count no longer matters: the task has run
                 }
                 entry.next = h;
                 if (HEAD.compareAndSet(this, h, entry)) {
                     return true;
                 }
             }
+        }
+
+        /**
+         * One entry cancelled. When none is left, the chain is dropped, unless an entry was pushed since: the
+         * head is read before the count, and an entry pushed before that read counted itself up before it.
+         */
+        void release() {
+            Entry h = head;
+            if ((int) LIVE.getAndAdd(this, -1) == 1 && h != TAKEN && h != null) {
+                HEAD.compareAndSet(this, h, null);
+            }
+        }
+
+        /** Entries this slot still holds, cancelled or not; for tests. */
+        int held() {
+            int n = 0;
+            for (Entry e = head; e != null && e != TAKEN; e = e.next) {
+                n++;
+            }
+            return n;
         }
 
         Entry takeAll() {
@@ -125,6 +158,11 @@ final class Deadlines {
             }
             slots.remove(index, slot); // its task took it already: the next one opens anew
         }
+    }
+
+    /** Entries held in slots whose tasks have not run yet; for tests. */
+    int held() {
+        return slots.values().stream().mapToInt(Slot::held).sum();
     }
 
     private void open(Slot slot) {

@@ -120,6 +120,34 @@ final class DeadlinesTest {
         }
     }
 
+    /**
+     * Decisions that finish leave nothing behind, even with a long timeout: a slot whose entries are all cancelled
+     * drops them, rather than holding every decision's entry until its deadline.
+     */
+    @Test
+    void cancelledEntries_areNotHeldUntilTheirDeadline() throws Exception {
+        ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(1);
+        try {
+            Deadlines deadlines = new Deadlines(scheduler, TICKER);
+            long far = TICKER.read() + TimeUnit.MINUTES.toNanos(5);
+            Deadlines.Entry last = null;
+            for (int i = 0; i < 10_000; i++) {
+                // Ten slots, a thousand entries each, every entry cancelled as its decision would be.
+                Deadlines.Entry entry = deadlines.add(far + (i % 10) * TimeUnit.MILLISECONDS.toNanos(1), () -> { });
+                if (i < 9_999) {
+                    assertTrue(entry.cancel());
+                } else {
+                    last = entry;
+                }
+            }
+            assertTrue(deadlines.held() <= 1_000, "a slot with one live entry may keep its own; held " + deadlines.held());
+            assertTrue(last.cancel());
+            assertEquals(0, deadlines.held(), "entries held once every decision finished");
+        } finally {
+            scheduler.shutdownNow();
+        }
+    }
+
     /** Every task scheduled so far, and the tasks those schedule, have run. */
     private static void drain(ScheduledThreadPoolExecutor scheduler) throws InterruptedException {
         scheduler.shutdown(); // delayed tasks still run after shutdown, by default, and may schedule others
